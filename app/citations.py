@@ -1,0 +1,109 @@
+"""Which sources an answer used, found while it streams.
+
+Small local models answer well from numbered sources but cite them poorly: asked for "[1]"
+markers, the bundled 0.5B model writes only markers. So the model answers in plain sentences,
+and each finished sentence is attributed to the source that shares most of its content words
+(CJK by bigrams). Explicit [n] markers, when a model writes them, are honoured too. A sentence
+that no source supports gets no citation: the evidence a user (and the cloud router) needs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from app.index.retrieval import keyword_terms
+
+_MARKER = re.compile(r"\[(\d{1,2}(?:\s*[,;]\s*\d{1,2})*)\]")
+_NUMBER = re.compile(r"\d+")
+# A Latin sentence ends at . ! ? followed by space and a non-lowercase character, so "Ltd. is" does
+# not end one; the next character must have arrived, so a stream never cuts a sentence too early.
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[^\sa-z])|[。！？]|\n")
+SUPPORT_THRESHOLD = 0.5  # share of a sentence's content words found in one source
+MIN_SHARED_TERMS = 2
+
+
+class Citable(Protocol):
+    @property
+    def number(self) -> int: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Attribution:
+    number: int  # the source's number
+    end: int  # offset in the answer where the supported sentence ends
+    support: float  # share of the sentence's content words found in the source
+    explicit: bool  # the model wrote the marker itself
+
+
+class CitationTracker:
+    """Feed it the answer as it streams; it reports each supported sentence and each marker."""
+
+    def __init__(self, sources: Sequence[Citable], question: str = "") -> None:
+        self._numbers = {source.number for source in sources}
+        self._terms = {source.number: set(keyword_terms_all(source.text)) for source in sources}
+        # Words of the question echoed in the answer say nothing about where the answer came from.
+        self._question_terms = set(keyword_terms_all(question))
+        self._text = ""
+        self._sentence_start = 0
+        self._marker_scan = 0
+        self.sentences = 0
+        self.supported_sentences = 0
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    def feed(self, piece: str) -> list[Attribution]:
+        self._text += piece
+        found = self._explicit_markers()
+        while match := _SENTENCE_END.search(self._text, self._sentence_start):
+            end = match.end()
+            found.extend(self._attribute(self._text[self._sentence_start : end], end))
+            self._sentence_start = end
+        return found
+
+    def finish(self) -> list[Attribution]:
+        tail = self._text[self._sentence_start :]
+        self._sentence_start = len(self._text)
+        return self._attribute(tail, len(self._text.rstrip()))
+
+    @property
+    def grounded_share(self) -> float | None:
+        """Share of the answer's sentences that some source supports (None: no sentences)."""
+        return self.supported_sentences / self.sentences if self.sentences else None
+
+    def _explicit_markers(self) -> list[Attribution]:
+        found: list[Attribution] = []
+        for match in _MARKER.finditer(self._text, self._marker_scan):
+            self._marker_scan = match.end()
+            for number in map(int, _NUMBER.findall(match.group(1))):
+                if number in self._numbers:
+                    found.append(Attribution(number, match.end(), 1.0, explicit=True))
+        return found
+
+    def _attribute(self, sentence: str, end: int) -> list[Attribution]:
+        terms = set(keyword_terms_all(_MARKER.sub(" ", sentence))) - self._question_terms
+        if not terms:
+            return []
+        self.sentences += 1
+        best_number, best_shared = 0, 0
+        for number, source_terms in self._terms.items():
+            shared = len(terms & source_terms)
+            if shared > best_shared:
+                best_number, best_shared = number, shared
+        support = best_shared / len(terms)
+        if best_shared < min(MIN_SHARED_TERMS, len(terms)) or support < SUPPORT_THRESHOLD:
+            return []
+        self.supported_sentences += 1
+        return [Attribution(best_number, end, support, explicit=False)]
+
+
+def keyword_terms_all(text: str) -> list[str]:
+    """Content words of any length of text (retrieval caps a question's terms; this must not)."""
+    return keyword_terms(text, limit=None)

@@ -1,0 +1,38 @@
+"""Chinese, Japanese and Korean text has no spaces between words: helpers that account for it."""
+
+from __future__ import annotations
+
+import re
+
+# Han (incl. extension A and compatibility ideographs), kana, hangul.
+_CJK_CLASS = (
+    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ebef"
+)
+CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+_CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
+
+
+def has_cjk(text: str) -> bool:
+    return _CJK_CHAR.search(text) is not None
+
+
+def is_cjk_char(char: str) -> bool:
+    return bool(char) and _CJK_CHAR.fullmatch(char) is not None
+
+
+def bigrams(run: str) -> list[str]:
+    """Overlapping character bigrams of a CJK run: the classic word-free index for CJK search."""
+    if len(run) < 2:
+        return [run] if run else []
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def segment_for_index(text: str) -> str:
+    """Text with each CJK run replaced by its space-separated bigrams, for a unicode61 FTS index."""
+    return CJK_RUN.sub(lambda match: " " + " ".join(bigrams(match.group())) + " ", text)
+
+
+def estimate_tokens(text: str) -> int:
+    """A tokenizer-free estimate: ~4 characters per token in Latin text, 1 per CJK character."""
+    cjk = len(_CJK_CHAR.findall(text))
+    return cjk + (len(text) - cjk + 3) // 4

@@ -1,0 +1,311 @@
+"""`docent`: index documents, ask questions, list and remove documents, benchmark, open the app."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from app.answering import Citation, Failed, Finished, RouteDecided, SourcesFound, Token
+from app.bootstrap import Docent
+from app.catalog import ModelError, ensure_model
+from app.index import DocumentInfo, EmbeddingProgress
+from app.ingest import FileFailed, FileIndexed, FileSkipped, FileStarted, PagesParsed
+from app.llm.engine import CancelToken, EngineError
+from app.settings import SettingsError
+
+
+class UsageError(Exception):
+    """A mistake in the command line; printed without a traceback."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="docent", description="Ask questions about your documents, with page citations."
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_parser("gui", help="open the desktop app (the default)")
+
+    index = commands.add_parser("index", help="add or update files and folders in the library")
+    index.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    index.add_argument(
+        "--no-embed",
+        action="store_true",
+        help="stop once documents are keyword-searchable; embed later (any index run resumes)",
+    )
+
+    ask = commands.add_parser("ask", help="ask a question; the answer streams with its sources")
+    ask.add_argument("question")
+    ask.add_argument("--json", action="store_true", help="print one JSON object instead")
+    ask.add_argument(
+        "--doc",
+        action="append",
+        default=[],
+        metavar="DOCUMENT",
+        help="limit the question to a document (id, path or file name); repeatable",
+    )
+
+    docs = commands.add_parser("docs", help="list the indexed documents")
+    docs.add_argument("--json", action="store_true")
+
+    remove = commands.add_parser("remove", help="remove documents from the library")
+    remove.add_argument("documents", nargs="+", metavar="DOCUMENT", help="id, path or file name")
+
+    history = commands.add_parser("history", help="recent questions with route, latency and cost")
+    history.add_argument("-n", type=int, default=10, help="how many (default 10)")
+    history.add_argument("--json", action="store_true")
+
+    models = commands.add_parser("models", help="list the catalog's models and their state")
+    models.add_argument(
+        "--setup", action="store_true", help="assemble and verify the bundled models now"
+    )
+
+    bench = commands.add_parser("bench", help="measure Docent against its baselines")
+    bench.add_argument("suite", choices=["core"])
+    bench.add_argument("--quick", action="store_true", help="a CI-sized run")
+    bench.add_argument("--out", type=Path, default=None, help="write results.json here")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = build_parser().parse_args(argv)
+    if arguments.command in (None, "gui"):
+        raise UsageError("the desktop app starts from the `docent` launcher (ui.launcher)")
+    try:
+        return asyncio.run(_dispatch(arguments))
+    except (UsageError, SettingsError, ModelError, EngineError) as error:
+        print(f"docent: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("docent: interrupted", file=sys.stderr)
+        return 130
+
+
+async def _dispatch(arguments: argparse.Namespace) -> int:
+    if arguments.command == "bench":
+        from app.bench import run_bench
+
+        return await run_bench(arguments.suite, quick=arguments.quick, out=arguments.out)
+    docent = Docent.from_environment()
+    if arguments.command == "models":
+        return _models(docent, arguments.setup)
+    await docent.open()
+    try:
+        match arguments.command:
+            case "index":
+                return await _index(docent, arguments.paths, embed=not arguments.no_embed)
+            case "ask":
+                return await _ask(docent, arguments.question, arguments.doc, arguments.json)
+            case "docs":
+                return await _docs(docent, arguments.json)
+            case "remove":
+                return await _remove(docent, arguments.documents)
+            case "history":
+                return await _history(docent, arguments.n, arguments.json)
+        raise UsageError(f"unknown command {arguments.command}")
+    finally:
+        await docent.close()
+
+
+class _Progress:
+    """One status line on a terminal (rewritten in place); nothing when output is redirected."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        self.stream = stream
+        self.live = stream.isatty()
+        self._width = 0
+
+    def update(self, text: str) -> None:
+        if self.live:
+            self.stream.write("\r" + text.ljust(self._width))
+            self.stream.flush()
+            self._width = len(text)
+
+    def line(self, text: str) -> None:
+        if self.live and self._width:
+            self.stream.write("\r" + " " * self._width + "\r")
+            self._width = 0
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+async def _index(docent: Docent, paths: list[Path], *, embed: bool) -> int:
+    progress = _Progress()
+    indexed = skipped = failed = 0
+    position = ""
+    async for event in docent.ingestor.index(paths):
+        match event:
+            case FileStarted(path=path, position=number, total=total):
+                position = f"[{number}/{total}]"
+                progress.update(f"{position} {path.name}: opening")
+            case PagesParsed(path=path, done=done, total=total):
+                progress.update(f"{position} {path.name}: {done}/{total} pages")
+            case FileIndexed(path=path, pages=pages, chunks=chunks, note=note):
+                indexed += 1
+                suffix = f" ({note})" if note else ""
+                progress.line(f"{position} indexed {path}: {pages} pages, {chunks} chunks{suffix}")
+            case FileSkipped(path=path, reason=reason):
+                skipped += 1
+                progress.line(f"{position} skipped {path}: {reason}")
+            case FileFailed(path=path, reason=reason):
+                failed += 1
+                progress.line(f"{position} error: {path}: {reason}".lstrip())
+    if embed:
+
+        def on_embedding(state: EmbeddingProgress) -> None:
+            progress.update(f"embedding: {state.done}/{state.total} chunks")
+
+        embedded = await docent.library.embed_pending(on_embedding)
+        if embedded:
+            progress.line(f"embedded {embedded} chunks: semantic search is up to date")
+    elif pending := await docent.library.pending_embeddings():
+        progress.line(f"{pending} chunks wait for embedding (run `docent index` again to finish)")
+    progress.line(f"{indexed} indexed, {skipped} unchanged, {failed} failed")
+    return 1 if failed and not indexed and not skipped else 0
+
+
+async def _resolve(docent: Docent, names: Sequence[str]) -> list[DocumentInfo]:
+    return match_documents(await docent.library.documents(), names)
+
+
+def match_documents(documents: Sequence[DocumentInfo], names: Sequence[str]) -> list[DocumentInfo]:
+    """Each name is a document id, its file name or its path; each must match exactly one."""
+    found: list[DocumentInfo] = []
+    for name in names:
+        as_path = os.path.abspath(os.path.expanduser(name))
+        matches = [d for d in documents if name in (str(d.id), d.name) or as_path == d.path]
+        if not matches:
+            raise UsageError(f"no indexed document matches {name!r} (see `docent docs`)")
+        if len(matches) > 1:
+            ids = ", ".join(str(d.id) for d in matches)
+            raise UsageError(f"{name!r} matches several documents (ids {ids}): use an id")
+        found.append(matches[0])
+    return found
+
+
+async def _ask(docent: Docent, question: str, scope_names: Sequence[str], as_json: bool) -> int:
+    scope = [d.id for d in await _resolve(docent, scope_names)] if scope_names else None
+    answerer = await docent.answerer()
+    cancel = CancelToken()
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows: KeyboardInterrupt
+        loop.add_signal_handler(signal.SIGINT, cancel.cancel)
+    out = sys.stdout
+    result: dict[str, Any] = {"question": question}
+    status = 0
+    async for event in answerer.answer(question, scope, cancel):
+        match event:
+            case SourcesFound(sources=sources):
+                result["sources"] = [s.as_dict() | {"text": s.text} for s in sources]
+            case RouteDecided(route=route, model=model, reason=reason):
+                result["route"] = {"route": route, "model": model, "reason": reason}
+            case Token(text=text) if not as_json:
+                out.write(text)
+                out.flush()
+            case Citation():
+                pass  # listed after the answer, from Finished
+            case Finished(answer=answer, citations=citations, metrics=metrics) as finished:
+                result |= {
+                    "answer": answer,
+                    "citations": [c.as_dict() for c in citations],
+                    "metrics": metrics.as_dict(),
+                    "cancelled": finished.cancelled,
+                    "history_id": finished.history_id,
+                }
+                if not as_json:
+                    if finished.cancelled:
+                        out.write(" [stopped]")
+                    out.write("\n\nSources:\n")
+                    cited = {c.number for c in citations}
+                    for source in result.get("sources", []):
+                        mark = "*" if source["number"] in cited else " "
+                        out.write(f" {mark}[{source['number']}] {source['where']}\n")
+                    out.write("\n" + metrics.footer() + "\n")
+            case Failed(error=error):
+                result["error"] = error
+                status = 1
+                if not as_json:
+                    print(f"docent: {error}", file=sys.stderr)
+    if as_json:
+        json.dump(result, out, ensure_ascii=False, indent=2)
+        out.write("\n")
+    return status
+
+
+async def _docs(docent: Docent, as_json: bool) -> int:
+    documents = await docent.library.documents()
+    if as_json:
+        print(json.dumps([_document_dict(d) for d in documents], ensure_ascii=False, indent=2))
+        return 0
+    if not documents:
+        print("No documents yet: add some with `docent index PATH`.")
+        return 0
+    for d in documents:
+        embedded = "ready" if d.embedded >= d.chunks else f"embedding {d.embedded}/{d.chunks}"
+        note = f"  ({d.note})" if d.note else ""
+        print(f"{d.id:>4}  {d.name}  {d.pages} pages, {d.chunks} chunks, {embedded}{note}")
+        print(f"      {d.path}")
+    return 0
+
+
+def _document_dict(document: DocumentInfo) -> dict[str, Any]:
+    return {
+        "id": document.id,
+        "name": document.name,
+        "path": document.path,
+        "title": document.title,
+        "format": document.format,
+        "pages": document.pages,
+        "chunks": document.chunks,
+        "embedded": document.embedded,
+        "note": document.note,
+        "indexed_at": document.indexed_at,
+    }
+
+
+async def _remove(docent: Docent, names: Sequence[str]) -> int:
+    for document in await _resolve(docent, names):
+        await docent.library.remove(document.id)
+        print(f"removed {document.name} ({document.path})")
+    return 0
+
+
+async def _history(docent: Docent, limit: int, as_json: bool) -> int:
+    rows = await docent.library.read(lambda store: store.history(limit))
+    if as_json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return 0
+    for row in reversed(rows):
+        ttft = "–" if row["ttft_s"] is None else f"{row['ttft_s']:.2f} s"
+        print(
+            f"{row['asked_at']}  {row['route']} ({row['model']})  TTFT {ttft}  "
+            f"total {row['total_s']:.1f} s  ${row['cost_usd']:.4f}  [{row['status']}]"
+        )
+        print(f"    Q: {row['question']}")
+    return 0
+
+
+def _models(docent: Docent, setup: bool) -> int:
+    progress = _Progress()
+    for model in docent.catalog.models:
+        if setup and model.bundled:
+
+            def show(done: int, total: int, name: str = model.name) -> None:
+                progress.update(f"{name}: {done * 100 // max(total, 1)}%")
+
+            path = ensure_model(model, docent.paths.models_dir, show)
+            progress.line(f"{model.name} ({model.role}): ready at {path}")
+        else:
+            state = "bundled" if model.bundled else "download"
+            print(
+                f"{model.name:<24} {model.role:<9} {model.size / 1e6:>7.0f} MB  {state}  "
+                f"{model.licence}"
+            )
+    return 0

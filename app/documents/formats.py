@@ -1,0 +1,160 @@
+"""What a file really is: its extension, checked against its first bytes."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from app.documents.textcodec import NotTextError, decode_text
+
+
+class Format(StrEnum):
+    PDF = "pdf"
+    EPUB = "epub"
+    XPS = "xps"
+    MOBI = "mobi"
+    FB2 = "fb2"
+    HTML = "html"
+    MARKDOWN = "md"
+    TEXT = "txt"
+
+    @property
+    def is_text(self) -> bool:
+        """Formats we decode ourselves (legacy encodings) before MuPDF lays them out."""
+        return self in (Format.HTML, Format.MARKDOWN, Format.TEXT)
+
+    @property
+    def label(self) -> str:
+        return _LABELS[self]
+
+
+_LABELS = {
+    Format.PDF: "PDF",
+    Format.EPUB: "EPUB",
+    Format.XPS: "XPS",
+    Format.MOBI: "MOBI",
+    Format.FB2: "FictionBook",
+    Format.HTML: "HTML",
+    Format.MARKDOWN: "Markdown",
+    Format.TEXT: "plain text",
+}
+
+EXTENSIONS: dict[str, Format] = {
+    ".pdf": Format.PDF,
+    ".epub": Format.EPUB,
+    ".xps": Format.XPS,
+    ".oxps": Format.XPS,
+    ".mobi": Format.MOBI,
+    ".fb2": Format.FB2,
+    ".html": Format.HTML,
+    ".htm": Format.HTML,
+    ".xhtml": Format.HTML,
+    ".md": Format.MARKDOWN,
+    ".markdown": Format.MARKDOWN,
+    ".txt": Format.TEXT,
+    ".text": Format.TEXT,
+    ".rst": Format.TEXT,
+}
+
+# Binary formats people drop by mistake, named so the message can say what the file is.
+_FOREIGN_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"II*\x00", "a TIFF image"),
+    (b"MM\x00*", "a TIFF image"),
+    (b"\x7fELF", "a program (ELF)"),
+    (b"MZ", "a Windows program"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"7z\xbc\xaf", "a 7-Zip archive"),
+    (b"Rar!", "a RAR archive"),
+    (b"\xd0\xcf\x11\xe0", "an old Microsoft Office file"),
+    (b"SQLite format 3", "an SQLite database"),
+)
+_HTML_START = re.compile(rb"^\s*(<!doctype\s+html|<html|<head|<body|<meta|<!--)", re.IGNORECASE)
+
+SUPPORTED = ", ".join(sorted(EXTENSIONS))
+
+
+class UnsupportedFormat(ValueError):
+    """The file is of a type Docent cannot read; the message says which."""
+
+
+@dataclass(frozen=True, slots=True)
+class Detected:
+    format: Format
+    note: str | None = None  # set when the extension lied and the content decided
+
+
+@dataclass(frozen=True, slots=True)
+class Foreign:
+    """A binary type Docent does not read, described for the error message."""
+
+    description: str
+
+
+def sniff(head: bytes) -> Format | Foreign | None:
+    """A Format from magic bytes, a foreign binary type, or None (text-like)."""
+    if b"%PDF-" in head[:1024]:
+        return Format.PDF
+    if head.startswith(b"PK\x03\x04"):
+        if b"mimetypeapplication/epub+zip" in head[:100]:
+            return Format.EPUB
+        if b"[Content_Types].xml" in head[:200] or b"FixedDocSeq" in head or b"_rels/" in head:
+            return Foreign("a zip package (XPS or Office)")
+        return Foreign("a zip archive")
+    if head[60:68] == b"BOOKMOBI":
+        return Format.MOBI
+    for magic, description in _FOREIGN_MAGIC:
+        if head.startswith(magic):
+            return Foreign(description)
+    stripped = head.lstrip(b"\xef\xbb\xbf")
+    if b"<FictionBook" in stripped[:1024]:
+        return Format.FB2
+    if _HTML_START.match(stripped):
+        return Format.HTML
+    return None
+
+
+def detect(path: Path, head: bytes) -> Detected:
+    """Decide the format from the extension and the first bytes; refuse what we cannot read."""
+    by_extension = EXTENSIONS.get(path.suffix.lower())
+    sniffed = sniff(head)
+    if isinstance(sniffed, Foreign):
+        if by_extension is Format.XPS and "zip" in sniffed.description:
+            return Detected(Format.XPS)
+        raise UnsupportedFormat(
+            f"unsupported type: the file is {sniffed.description} (Docent reads {SUPPORTED})"
+        )
+    if by_extension is None:
+        if sniffed in (Format.PDF, Format.EPUB, Format.MOBI):
+            return Detected(
+                sniffed,
+                f"named {path.suffix or 'without extension'} but is a "
+                f"{sniffed.label}; indexed as {sniffed.label}",
+            )
+        raise UnsupportedFormat(
+            f"unsupported type {path.suffix or '(no extension)'} (Docent reads {SUPPORTED})"
+        )
+    if sniffed is None:
+        if by_extension.is_text:
+            return Detected(by_extension)
+        try:
+            decode_text(head)
+        except NotTextError:
+            raise UnsupportedFormat(
+                f"not a valid {by_extension.label} file: it is damaged or of another type"
+            ) from None
+        # A "PDF" full of plain text: read it for what it is rather than fail.
+        return Detected(
+            Format.TEXT,
+            f"named {path.suffix} but contains no {by_extension.label} data; indexed as plain text",
+        )
+    if sniffed is by_extension or (sniffed is Format.HTML and by_extension.is_text):
+        # Markdown and text may legitimately begin with an HTML comment or tag.
+        return Detected(by_extension)
+    return Detected(
+        sniffed, f"named {path.suffix} but is a {sniffed.label} file; indexed as {sniffed.label}"
+    )

@@ -1,0 +1,192 @@
+"""Open any supported file with PyMuPDF and read it page by page.
+
+Text formats are decoded here (MuPDF assumes UTF-8 and ignores `<meta charset>`), then laid out by
+MuPDF, so a page number means the same page in the index and in the preview. Pages are read one at
+a time and dropped, so memory stays flat on a 2,000-page PDF. PyMuPDF is not thread-safe: one
+document is only ever touched by the thread that opened it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pymupdf
+
+from app.documents.formats import Format, UnsupportedFormat, detect
+from app.documents.textcodec import NotTextError, decode_text
+
+MAX_TEXT_BYTES = 64 << 20
+_TEXT_FLAGS = (
+    pymupdf.TEXT_PRESERVE_LIGATURES
+    | pymupdf.TEXT_PRESERVE_WHITESPACE
+    | pymupdf.TEXT_MEDIABOX_CLIP
+    | pymupdf.TEXT_DEHYPHENATE
+)
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_SPACES = re.compile(r"\s+")
+
+# MuPDF reports repairs of damaged files as warnings on a global buffer; keep them off stderr.
+pymupdf.TOOLS.mupdf_display_errors(False)
+pymupdf.TOOLS.mupdf_display_warnings(False)
+
+
+class DocumentError(Exception):
+    """A file cannot be indexed. The message names the cause in words a user understands."""
+
+
+@dataclass(frozen=True, slots=True)
+class PageText:
+    number: int  # physical page, 1-based
+    label: str  # the printed page label ("iv", "12"), or the physical number
+    blocks: tuple[tuple[str, str | None], ...]  # (paragraph text, section heading) in reading order
+
+
+@dataclass(slots=True)
+class ParsedDocument:
+    path: Path
+    format: Format
+    title: str
+    page_count: int
+    note: str | None
+    encoding: str | None
+    _doc: Any = field(repr=False)
+
+    def __enter__(self) -> ParsedDocument:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._doc.close()
+
+    def pages(self) -> Iterator[PageText]:
+        """Yield pages in order; raise DocumentError at the end when no page had any text."""
+        toc_titles: dict[int, list[str]] = {}
+        for _level, title, page_number in self._doc.get_toc(simple=True):
+            if page_number >= 1 and (clean := _normalise(title)):
+                toc_titles.setdefault(page_number, []).append(clean)
+        heading: str | None = None
+        characters = 0
+        for index in range(self.page_count):
+            page = self._doc.load_page(index)
+            number = index + 1
+            pending = list(toc_titles.get(number, ()))
+            blocks: list[tuple[str, str | None]] = []
+            for block in page.get_text("blocks", flags=_TEXT_FLAGS):
+                if block[6] != 0:  # image block
+                    continue
+                text = block[4].strip()
+                if not text:
+                    continue
+                first_line = _normalise(text.split("\n", 1)[0])
+                for title in pending:
+                    if first_line.casefold().startswith(title.casefold()):
+                        heading = title
+                        pending.remove(title)
+                        break
+                blocks.append((text, heading))
+                characters += len(text)
+            if pending:  # titles whose text we did not spot still start their section here
+                heading = pending[-1]
+            yield PageText(number, page.get_label() or str(number), tuple(blocks))
+        if characters == 0:
+            raise DocumentError(self._why_no_text())
+
+    def _why_no_text(self) -> str:
+        if any(self._doc.load_page(i).get_images() for i in range(self.page_count)):
+            return (
+                "no text layer: the pages are images (a scan?), so OCR is needed before "
+                "Docent can index it"
+            )
+        return "contains no text"
+
+
+def open_document(path: Path) -> ParsedDocument:
+    """Open a file for reading, or raise DocumentError saying exactly why it cannot be read."""
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except FileNotFoundError:
+        raise DocumentError("the file disappeared before it could be read") from None
+    except IsADirectoryError:
+        raise DocumentError("is a folder, not a file") from None
+    except PermissionError:
+        raise DocumentError("permission denied: Docent may not read this file") from None
+    except OSError as error:
+        raise DocumentError(f"cannot be read: {error.strerror or error}") from None
+    if size == 0:
+        raise DocumentError("empty file (0 bytes)")
+    try:
+        detected = detect(path, head)
+    except UnsupportedFormat as error:
+        raise DocumentError(str(error)) from None
+
+    encoding: str | None = None
+    try:
+        if detected.format.is_text:
+            if size > MAX_TEXT_BYTES:
+                raise DocumentError(
+                    f"too large for a {detected.format.label} file "
+                    f"({size / 2**20:.0f} MB; the limit is {MAX_TEXT_BYTES >> 20} MB)"
+                )
+            text, encoding = _read_text(path, detected.format)
+            doc = pymupdf.open(stream=text.encode("utf-8"), filetype=detected.format.value)
+        else:
+            doc = pymupdf.open(path, filetype=detected.format.value)
+    except FileNotFoundError:
+        raise DocumentError("the file disappeared before it could be read") from None
+    except pymupdf.EmptyFileError:
+        raise DocumentError("empty file") from None
+    except (pymupdf.FileDataError, RuntimeError) as error:
+        raise DocumentError(
+            f"damaged or not a valid {detected.format.label} file ({error})"
+        ) from None
+
+    if doc.needs_pass:
+        doc.close()
+        raise DocumentError("encrypted: it needs a password, and Docent cannot index it")
+    if doc.page_count == 0:
+        doc.close()
+        raise DocumentError(f"the {detected.format.label} file has no pages")
+    title = _normalise((doc.metadata or {}).get("title") or "") or path.stem
+    return ParsedDocument(
+        path=path,
+        format=detected.format,
+        title=title,
+        page_count=doc.page_count,
+        note=detected.note,
+        encoding=encoding,
+        _doc=doc,
+    )
+
+
+def _read_text(path: Path, fmt: Format) -> tuple[str, str]:
+    data = path.read_bytes()
+    text: str | None = None
+    encoding = ""
+    if fmt is Format.HTML and (declared := _META_CHARSET.search(data[:4096])):
+        name = declared.group(1).decode("ascii", "replace")
+        try:
+            text, encoding = data.decode(name), name.lower()
+        except (LookupError, UnicodeDecodeError):
+            text = None  # the declaration lies; detect instead
+    if text is None:
+        try:
+            text, encoding = decode_text(data)
+        except NotTextError as error:
+            raise DocumentError(f"not readable as {fmt.label}: {error}") from None
+    if not text.strip():
+        raise DocumentError("contains only whitespace")
+    if fmt is Format.MARKDOWN and not text.endswith("\n"):
+        text += "\n"  # MuPDF's Markdown reader drops the last character of an unterminated line
+    return text, encoding
+
+
+def _normalise(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()

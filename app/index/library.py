@@ -1,0 +1,196 @@
+"""The library, asynchronously: the SQLite index, the vector cache and the embedder, each on its
+own worker thread, behind awaitable methods the CLI, the GUI and the MCP server share."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+
+from app.embeddings import Embedder
+from app.index.retrieval import Passage, fuse, match_expression
+from app.index.store import DocumentInfo, HistoryRecord, Store
+from app.index.vectors import VectorIndex
+from app.workers import SerialWorker
+
+T = TypeVar("T")
+CANDIDATES = 50  # per list, before fusion
+EMBED_BATCH = 8
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingProgress:
+    done: int
+    total: int
+
+
+class Library:
+    def __init__(self, path: Path, embedder_factory: Callable[[], Embedder] | None) -> None:
+        self.path = path
+        self._embedder_factory = embedder_factory
+        self._embedder: Embedder | None = None
+        self._writer_thread = SerialWorker("db-writer")
+        self._reader_thread = SerialWorker("db-reader")
+        self._embedder_thread = SerialWorker("embedder")
+        self._writer: Store | None = None
+        self._reader: Store | None = None
+        self.vectors = VectorIndex()
+        self._vectors_loaded: asyncio.Task[None] | None = None
+        self._embedding_lock = asyncio.Lock()
+
+    # --- life cycle ------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        self._writer = await self._writer_thread.run(Store, self.path)
+        self._reader = await self._reader_thread.run(Store, self.path)
+        if self._embedder_factory is not None:
+            self._embedder = await self._embedder_thread.run(self._embedder_factory)
+            await self.write(lambda store: store.reset_embeddings(self.embedder_name))
+        # Loading 100k vectors takes ~0.5 s: do it behind start-up, searches await it.
+        self._vectors_loaded = asyncio.create_task(self._load_vectors())
+
+    async def _load_vectors(self) -> None:
+        ids, documents, matrix = await self.read(lambda store: store.all_vectors())
+        self.vectors.replace_all(ids, documents, matrix)
+
+    async def close(self) -> None:
+        if self._vectors_loaded is not None:
+            await asyncio.gather(self._vectors_loaded, return_exceptions=True)
+        for store, thread in (
+            (self._writer, self._writer_thread),
+            (self._reader, self._reader_thread),
+        ):
+            if store is not None:
+                await thread.run(store.close)
+        for thread in (self._writer_thread, self._reader_thread, self._embedder_thread):
+            thread.shutdown()
+
+    @property
+    def embedder_name(self) -> str:
+        return self._embedder.name if self._embedder else "none"
+
+    async def write(self, operation: Callable[[Store], T]) -> T:
+        """Run on the single writer thread: writes are serialised, one transaction at a time."""
+        store = self._writer
+        assert store is not None, "Library.open() first"
+        return await self._writer_thread.run(operation, store)
+
+    async def read(self, operation: Callable[[Store], T]) -> T:
+        store = self._reader
+        assert store is not None, "Library.open() first"
+        return await self._reader_thread.run(operation, store)
+
+    # --- documents and history ----------------------------------------------------------------
+
+    async def documents(self) -> list[DocumentInfo]:
+        return await self.read(lambda store: store.documents())
+
+    async def remove(self, document_id: int) -> bool:
+        removed = await self.write(lambda store: store.remove_document(document_id))
+        self.vectors.remove_document(document_id)
+        return removed
+
+    async def record(self, record: HistoryRecord) -> int:
+        return await self.write(lambda store: store.add_history(record))
+
+    # --- search --------------------------------------------------------------------------------
+
+    async def search(
+        self, question: str, k: int, document_ids: Sequence[int] | None = None
+    ) -> list[Passage]:
+        """Hybrid BM25 + vector search fused by reciprocal rank; best k passages first."""
+        match = match_expression(question)
+        scope = list(document_ids) if document_ids is not None else None
+
+        async def keyword() -> list[tuple[int, float]]:
+            if match is None:
+                return []
+            return await self.read(lambda store: store.keyword_search(match, CANDIDATES, scope))
+
+        keyword_hits, vector_hits = await asyncio.gather(
+            keyword(), self._vector_search(question, scope)
+        )
+        keyword_ranks = {chunk_id: rank for rank, (chunk_id, _) in enumerate(keyword_hits, 1)}
+        vector_ranks = {chunk_id: rank for rank, (chunk_id, _) in enumerate(vector_hits, 1)}
+        similarities = dict(vector_hits)
+        fused = fuse([[c for c, _ in keyword_hits], [c for c, _ in vector_hits]])[:k]
+        chunks = await self.read(lambda store: store.chunks([chunk_id for chunk_id, _ in fused]))
+        return [
+            Passage(
+                chunk=chunks[chunk_id],
+                score=score,
+                keyword_rank=keyword_ranks.get(chunk_id),
+                vector_rank=vector_ranks.get(chunk_id),
+                similarity=similarities.get(chunk_id),
+            )
+            for chunk_id, score in fused
+            if chunk_id in chunks  # removed between the two reads
+        ]
+
+    async def _vector_search(
+        self, question: str, scope: Sequence[int] | None
+    ) -> list[tuple[int, float]]:
+        embedder = self._embedder
+        if embedder is None:
+            return []
+        if self._vectors_loaded is not None:
+            await self._vectors_loaded
+        if not len(self.vectors):
+            return []
+
+        def embed_and_search() -> list[tuple[int, float]]:
+            return self.vectors.search(embedder.query(question), CANDIDATES, scope)
+
+        return await self._embedder_thread.run(embed_and_search)
+
+    async def embed_query(self, question: str) -> np.ndarray | None:
+        embedder = self._embedder
+        if embedder is None:
+            return None
+        return await self._embedder_thread.run(embedder.query, question)
+
+    # --- embeddings ------------------------------------------------------------------------------
+
+    async def pending_embeddings(self) -> int:
+        return await self.read(lambda store: store.count_pending_embeddings())
+
+    async def embed_pending(
+        self, progress: Callable[[EmbeddingProgress], None] | None = None
+    ) -> int:
+        """Embed every chunk that has no vector yet, a batch at a time; safe to interrupt.
+
+        Each batch is committed as it is done, so a restart resumes where this stopped.
+        """
+        embedder = self._embedder
+        if embedder is None:
+            return 0
+        async with self._embedding_lock:
+            total = await self.pending_embeddings()
+            done = 0
+            if progress:
+                progress(EmbeddingProgress(0, total))
+            while True:
+                batch = await self.read(lambda store: store.pending_embeddings(EMBED_BATCH))
+                if not batch:
+                    break
+                ids = [chunk_id for chunk_id, _, _ in batch]
+                vectors = await self._embedder_thread.run(
+                    embedder.passages, [text for _, _, text in batch]
+                )
+                stored = set(
+                    await self.write(partial(Store.save_vectors, ids=ids, vectors=vectors))
+                )
+                kept = [row for row, (chunk_id, _, _) in enumerate(batch) if chunk_id in stored]
+                self.vectors.add(
+                    [batch[row][0] for row in kept], [batch[row][1] for row in kept], vectors[kept]
+                )
+                done += len(batch)
+                total = max(total, done)
+                if progress:
+                    progress(EmbeddingProgress(done, total))
+            return done

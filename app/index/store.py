@@ -1,0 +1,373 @@
+"""The library's SQLite file. A Store is confined to the thread that created it.
+
+The writer Store lives on the single database-writer thread; readers open their own Store, and WAL
+lets them search while a document is being written. Every document is written in one transaction,
+so a crash or a bad file never leaves half a document and never touches the others.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sqlite_utils import Database
+
+from app.cjk import segment_for_index
+from app.documents import Chunk
+from app.index.schema import migrate
+
+_BATCH = 64
+EMBEDDING_MODEL_KEY = "embedding_model"
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentInfo:
+    id: int
+    path: str
+    title: str
+    format: str
+    sha256: str
+    size: int
+    mtime_ns: int
+    pages: int
+    chunks: int
+    embedded: int
+    note: str | None
+    indexed_at: str
+
+    @property
+    def name(self) -> str:
+        return Path(self.path).name
+
+
+@dataclass(frozen=True, slots=True)
+class NewDocument:
+    path: str
+    title: str
+    format: str
+    sha256: str
+    size: int
+    mtime_ns: int
+    pages: int
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredChunk:
+    id: int
+    document_id: int
+    document_path: str
+    document_title: str
+    ordinal: int
+    page: int
+    page_label: str
+    heading: str | None
+    text: str
+
+    @property
+    def document_name(self) -> str:
+        return Path(self.document_path).name
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRecord:
+    question: str
+    scope: Sequence[int]
+    answer: str
+    status: str  # finished | cancelled | failed
+    error: str | None
+    route: str
+    model: str
+    reason: str
+    citations: Sequence[dict[str, Any]]
+    retrieval_s: float | None
+    ttft_s: float | None
+    total_s: float
+    prompt_tokens: int
+    completion_tokens: int
+    tokens_per_s: float | None
+    cost_usd: float
+    grounded: float | None
+
+
+def embedding_text(heading: str | None, text: str) -> str:
+    """What the embedder sees: the section heading gives a passage its topic."""
+    if heading and not text.startswith(heading):
+        return f"{heading}\n{text}"
+    return text
+
+
+class Store:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Autocommit at the driver level: transactions are explicit (Database.atomic).
+        connection = sqlite3.connect(path, isolation_level=None, timeout=30)
+        self.db = Database(connection)
+        self.db.enable_wal()
+        for pragma in ("synchronous = NORMAL", "foreign_keys = ON", "temp_store = MEMORY"):
+            self.db.execute(f"PRAGMA {pragma}")
+        migrate(self.db)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # --- documents -------------------------------------------------------------------------
+
+    def documents(self) -> list[DocumentInfo]:
+        rows = self.db.execute(
+            """SELECT d.*, (SELECT count(*) FROM vectors v JOIN chunks c ON c.id = v.chunk_id
+                            WHERE c.document_id = d.id) AS embedded
+               FROM documents d ORDER BY d.title COLLATE NOCASE, d.id"""
+        )
+        return [_document(row, rows.description) for row in rows.fetchall()]
+
+    def document(self, document_id: int) -> DocumentInfo | None:
+        return next((d for d in self.documents() if d.id == document_id), None)
+
+    def document_by_path(self, path: str) -> DocumentInfo | None:
+        row = self.db.execute("SELECT id FROM documents WHERE path = ?", [path]).fetchone()
+        return self.document(int(row[0])) if row else None
+
+    def write_document(self, document: NewDocument, chunks: Iterable[Chunk]) -> int:
+        """Replace any earlier version of the document with this one, in one transaction.
+
+        `chunks` is consumed inside the transaction (it may parse pages lazily); if it raises,
+        nothing of this document is written and its earlier version stays.
+        """
+        with self.db.atomic():
+            if old := self.db.execute(
+                "SELECT id FROM documents WHERE path = ?", [document.path]
+            ).fetchone():
+                self._delete(int(old[0]))
+            cursor = self.db.execute(
+                """INSERT INTO documents (path, title, format, sha256, size, mtime_ns, pages,
+                                          chunks, note, indexed_at)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)""",
+                [
+                    document.path,
+                    document.title,
+                    document.format,
+                    document.sha256,
+                    document.size,
+                    document.mtime_ns,
+                    document.pages,
+                    document.note,
+                    datetime.now(UTC).isoformat(timespec="seconds"),
+                ],
+            )
+            document_id = int(cursor.lastrowid or 0)
+            count = 0
+            for batch in _batched(chunks, _BATCH):
+                self._insert_chunks(document_id, batch)
+                count += len(batch)
+            self.db.execute("UPDATE documents SET chunks = ? WHERE id = ?", [count, document_id])
+            self._bump_version()
+        return document_id
+
+    def _insert_chunks(self, document_id: int, batch: list[Chunk]) -> None:
+        connection = self.db.conn
+        first_id = connection.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
+        ids = range(first_id, first_id + len(batch))
+        connection.executemany(
+            """INSERT INTO chunks (id, document_id, ordinal, page, page_label, heading, text)
+               VALUES (?, ?, ?, ?, ?, ?, ?)""",
+            [
+                (chunk_id, document_id, c.ordinal, c.page, c.page_label, c.heading, c.text)
+                for chunk_id, c in zip(ids, batch, strict=True)
+            ],
+        )
+        connection.executemany(
+            "INSERT INTO chunks_fts (rowid, body) VALUES (?, ?)",
+            [
+                (chunk_id, segment_for_index(embedding_text(c.heading, c.text)))
+                for chunk_id, c in zip(ids, batch, strict=True)
+            ],
+        )
+
+    def remove_document(self, document_id: int) -> bool:
+        with self.db.atomic():
+            removed = self._delete(document_id)
+            if removed:
+                self._bump_version()
+        return removed
+
+    def _delete(self, document_id: int) -> bool:
+        self.db.execute(
+            "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)",
+            [document_id],
+        )
+        return self.db.execute("DELETE FROM documents WHERE id = ?", [document_id]).rowcount > 0
+
+    def _bump_version(self) -> None:
+        """The index version changes with every write: answer caches key on it."""
+        self.db.execute(
+            """INSERT INTO meta (key, value) VALUES ('index_version', '1')
+               ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"""
+        )
+
+    def index_version(self) -> int:
+        return int(self.get_meta("index_version") or 0)
+
+    # --- search ----------------------------------------------------------------------------
+
+    def keyword_search(
+        self, match: str, limit: int, document_ids: Sequence[int] | None = None
+    ) -> list[tuple[int, float]]:
+        """(chunk id, bm25) best first; bm25 is negative, lower is better."""
+        if document_ids is not None:
+            marks = ",".join("?" * len(document_ids))
+            sql = f"""SELECT rowid, bm25(chunks_fts) AS score FROM chunks_fts
+                      WHERE chunks_fts MATCH ? AND rowid IN
+                        (SELECT id FROM chunks WHERE document_id IN ({marks}))
+                      ORDER BY score LIMIT ?"""
+            parameters: list[Any] = [match, *document_ids, limit]
+        else:
+            sql = """SELECT rowid, bm25(chunks_fts) AS score FROM chunks_fts
+                     WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?"""
+            parameters = [match, limit]
+        return [(int(r[0]), float(r[1])) for r in self.db.execute(sql, parameters).fetchall()]
+
+    def chunks(self, ids: Sequence[int]) -> dict[int, StoredChunk]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self.db.execute(
+            f"""SELECT c.id, c.document_id, d.path, d.title, c.ordinal, c.page, c.page_label,
+                       c.heading, c.text
+                FROM chunks c JOIN documents d ON d.id = c.document_id
+                WHERE c.id IN ({marks})""",
+            list(ids),
+        ).fetchall()
+        return {int(row[0]): StoredChunk(*row) for row in rows}
+
+    def page_chunks(self, document_id: int, page: int) -> list[StoredChunk]:
+        ids = [
+            int(r[0])
+            for r in self.db.execute(
+                "SELECT id FROM chunks WHERE document_id = ? AND page = ? ORDER BY ordinal",
+                [document_id, page],
+            ).fetchall()
+        ]
+        found = self.chunks(ids)
+        return [found[i] for i in ids]
+
+    # --- embeddings ------------------------------------------------------------------------
+
+    def pending_embeddings(self, limit: int) -> list[tuple[int, int, str]]:
+        """(chunk id, document id, text to embed) of chunks that have no vector yet."""
+        rows = self.db.execute(
+            """SELECT c.id, c.document_id, c.heading, c.text FROM chunks c
+               LEFT JOIN vectors v ON v.chunk_id = c.id
+               WHERE v.chunk_id IS NULL ORDER BY c.id LIMIT ?""",
+            [limit],
+        ).fetchall()
+        return [(int(r[0]), int(r[1]), embedding_text(r[2], r[3])) for r in rows]
+
+    def count_pending_embeddings(self) -> int:
+        return int(
+            self.db.execute(
+                """SELECT count(*) FROM chunks c LEFT JOIN vectors v ON v.chunk_id = c.id
+                   WHERE v.chunk_id IS NULL"""
+            ).fetchone()[0]
+        )
+
+    def save_vectors(self, ids: Sequence[int], vectors: np.ndarray) -> list[int]:
+        """Store vectors for chunks that still exist; returns the ids stored."""
+        with self.db.atomic():
+            stored = []
+            for chunk_id, vector in zip(ids, vectors, strict=True):
+                cursor = self.db.conn.execute(
+                    """INSERT OR REPLACE INTO vectors (chunk_id, vector)
+                       SELECT ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)""",
+                    [chunk_id, np.asarray(vector, dtype=np.float32).tobytes(), chunk_id],
+                )
+                if cursor.rowcount:
+                    stored.append(chunk_id)
+        return stored
+
+    def all_vectors(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(chunk ids, document ids, matrix) of every stored vector."""
+        rows = self.db.execute(
+            """SELECT v.chunk_id, c.document_id, v.vector FROM vectors v
+               JOIN chunks c ON c.id = v.chunk_id ORDER BY v.chunk_id"""
+        ).fetchall()
+        if not rows:
+            return np.empty(0, np.int64), np.empty(0, np.int64), np.empty((0, 0), np.float32)
+        ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+        documents = np.fromiter((r[1] for r in rows), np.int64, len(rows))
+        matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
+        return ids, documents, matrix.reshape(len(rows), -1)
+
+    def reset_embeddings(self, model: str) -> None:
+        """Drop vectors made by another embedding model: they are not comparable."""
+        if self.get_meta(EMBEDDING_MODEL_KEY) != model:
+            with self.db.atomic():
+                self.db.execute("DELETE FROM vectors")
+                self.set_meta(EMBEDDING_MODEL_KEY, model)
+
+    # --- history and meta ------------------------------------------------------------------
+
+    def add_history(self, record: HistoryRecord) -> int:
+        cursor = self.db.execute(
+            """INSERT INTO history (asked_at, question, scope, answer, status, error, route,
+                   model, reason, citations, retrieval_s, ttft_s, total_s, prompt_tokens,
+                   completion_tokens, tokens_per_s, cost_usd, grounded)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            [
+                datetime.now(UTC).isoformat(timespec="milliseconds"),
+                record.question,
+                json.dumps(list(record.scope)),
+                record.answer,
+                record.status,
+                record.error,
+                record.route,
+                record.model,
+                record.reason,
+                json.dumps(list(record.citations), ensure_ascii=False),
+                record.retrieval_s,
+                record.ttft_s,
+                record.total_s,
+                record.prompt_tokens,
+                record.completion_tokens,
+                record.tokens_per_s,
+                record.cost_usd,
+                record.grounded,
+            ],
+        )
+        return int(cursor.lastrowid or 0)
+
+    def history(self, limit: int = 50) -> list[dict[str, Any]]:
+        return list(self.db.query("SELECT * FROM history ORDER BY id DESC LIMIT ?", [limit]))
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        return str(row[0]) if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [key, value],
+        )
+
+
+def _document(row: tuple[Any, ...], description: Any) -> DocumentInfo:
+    values = dict(zip((column[0] for column in description), row, strict=True))
+    return DocumentInfo(**values)
+
+
+def _batched(items: Iterable[Chunk], size: int) -> Iterator[list[Chunk]]:
+    batch: list[Chunk] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

@@ -1,0 +1,199 @@
+"""Files and folders in, documents in the index out, with a typed progress event stream.
+
+Each file is parsed and written on the database-writer thread in one transaction, page by page:
+a bad file, a crash or a cancel leaves the index exactly as it was for that file and untouched for
+every other. Unchanged files (same size and time, or same content hash) are skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import sqlite3
+import threading
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.documents import EXTENSIONS, DocumentError, PageText, chunk_pages, open_document
+from app.index import Library
+from app.index.store import NewDocument, Store
+
+
+@dataclass(frozen=True, slots=True)
+class FileStarted:
+    path: Path
+    position: int  # 1-based, of `total`
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class PagesParsed:
+    path: Path
+    done: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class FileIndexed:
+    path: Path
+    document_id: int
+    pages: int
+    chunks: int
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FileSkipped:
+    path: Path
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileFailed:
+    path: Path
+    reason: str
+
+
+IngestEvent = FileStarted | PagesParsed | FileIndexed | FileSkipped | FileFailed
+Emit = Callable[[IngestEvent], None]
+
+
+class IndexingCancelled(Exception):
+    """Raised inside the writer transaction so that it rolls back."""
+
+
+def collect_files(paths: Iterable[Path]) -> tuple[list[Path], list[FileFailed]]:
+    """Expand folders (supported extensions only, hidden entries skipped); keep explicit files."""
+    files: list[Path] = []
+    problems: list[FileFailed] = []
+    for given in paths:
+        path = given.expanduser().absolute()
+        if path.is_dir():
+            files.extend(
+                sorted(
+                    p
+                    for p in path.rglob("*")
+                    if p.is_file()
+                    and p.suffix.lower() in EXTENSIONS
+                    and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                )
+            )
+        elif path.exists() or path.is_symlink():
+            files.append(path)
+        else:
+            problems.append(FileFailed(path, "no such file or folder"))
+    return list(dict.fromkeys(files)), problems
+
+
+def sha256_of(path: Path) -> str:
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+class Ingestor:
+    def __init__(self, library: Library) -> None:
+        self.library = library
+
+    async def index(self, paths: Sequence[Path]) -> AsyncIterator[IngestEvent]:
+        """Index files one after another; the stream ends when every file has an outcome.
+
+        Closing the stream early (a cancel) stops the current file between two pages and
+        rolls it back.
+        """
+        files, problems = collect_files(paths)
+        for problem in problems:
+            yield problem
+        loop = asyncio.get_running_loop()
+        stop = threading.Event()
+        for position, path in enumerate(files, start=1):
+            yield FileStarted(path, position, len(files))
+            queue: asyncio.Queue[IngestEvent | BaseException] = asyncio.Queue()
+
+            def emit(
+                event: IngestEvent | BaseException,
+                queue: asyncio.Queue[IngestEvent | BaseException] = queue,
+            ) -> None:
+                loop.call_soon_threadsafe(queue.put_nowait, event)
+
+            def job(
+                store: Store,
+                path: Path = path,
+                emit: Callable[[IngestEvent | BaseException], None] = emit,
+            ) -> None:
+                try:
+                    emit(ingest_file(store, path, emit, stop.is_set))
+                except BaseException as error:
+                    emit(error)
+                    raise
+
+            task = asyncio.ensure_future(self.library.write(job))
+            try:
+                while True:
+                    event = await queue.get()
+                    if isinstance(event, BaseException):
+                        raise event
+                    yield event
+                    if isinstance(event, FileIndexed | FileSkipped | FileFailed):
+                        break
+                await task
+            finally:
+                if not task.done():
+                    stop.set()
+                    await asyncio.gather(task, return_exceptions=True)
+
+
+def ingest_file(
+    store: Store,
+    path: Path,
+    emit: Emit,
+    should_stop: Callable[[], bool],
+) -> FileIndexed | FileSkipped | FileFailed:
+    """Runs on the writer thread. Returns the file's outcome; never raises for a bad file."""
+    key = str(path)
+    try:
+        stat = path.stat()
+        previous = store.document_by_path(key)
+        if previous and (previous.size, previous.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
+            return FileSkipped(path, "unchanged since it was indexed")
+        digest = sha256_of(path)
+        if previous and previous.sha256 == digest:
+            return FileSkipped(path, "unchanged content")
+        with open_document(path) as document:
+            total = document.page_count
+
+            def pages() -> Iterator[PageText]:
+                for page in document.pages():
+                    if should_stop():
+                        raise IndexingCancelled
+                    yield page
+                    emit(PagesParsed(path, page.number, total))
+
+            document_id = store.write_document(
+                NewDocument(
+                    path=key,
+                    title=document.title,
+                    format=document.format.value,
+                    sha256=digest,
+                    size=stat.st_size,
+                    mtime_ns=stat.st_mtime_ns,
+                    pages=total,
+                    note=document.note,
+                ),
+                chunk_pages(pages()),
+            )
+        info = store.document(document_id)
+        return FileIndexed(path, document_id, total, info.chunks if info else 0, document.note)
+    except IndexingCancelled:
+        return FileFailed(path, "indexing was cancelled; the file was left as it was")
+    except DocumentError as error:
+        return FileFailed(path, str(error))
+    except FileNotFoundError:
+        return FileFailed(path, "the file disappeared while it was being indexed")
+    except PermissionError:
+        return FileFailed(path, "permission denied: Docent may not read this file")
+    except sqlite3.Error as error:
+        return FileFailed(path, f"the index could not store it: {error}")
+    except (OSError, RuntimeError, ValueError) as error:
+        # MuPDF raises RuntimeError subclasses for damaged content found mid-document.
+        return FileFailed(path, f"could not be read: {error}")

@@ -1,0 +1,72 @@
+"""One streaming interface for every route that generates text (local llama.cpp, cloud over MCP)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+
+class EngineError(Exception):
+    """Generation failed; the message says why in a user's words."""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationRequest:
+    messages: Sequence[Message]
+    max_tokens: int
+    temperature: float
+
+
+@dataclass(frozen=True, slots=True)
+class PromptEvaluated:
+    """The prompt is tokenised (and its length known) before the slow prefill starts."""
+
+    prompt_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class TokenGenerated:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationDone:
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: Literal["stop", "length", "cancelled"]
+    first_token_at: float | None  # perf_counter() of the first generated token
+    last_token_at: float | None
+    cost_usd: float = 0.0
+
+
+GenerationEvent = PromptEvaluated | TokenGenerated | GenerationDone
+
+
+@dataclass(slots=True)
+class CancelToken:
+    """Set from any thread; generation checks it before each token and stops."""
+
+    _event: threading.Event = field(default_factory=threading.Event)
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    def is_cancelled(self) -> bool:
+        return self._event.is_set()
+
+
+class ChatEngine(Protocol):
+    route: str
+    model: str
+
+    def stream(
+        self, request: GenerationRequest, cancel: CancelToken
+    ) -> AsyncIterator[GenerationEvent]: ...

@@ -1,0 +1,210 @@
+"""The local route: a llama.cpp model owned by one worker thread.
+
+Only one thread may use a `Llama` object, so every call to it runs on the engine's SerialWorker;
+concurrent questions queue there in order. Tokens cross to the event loop through
+`call_soon_threadsafe` into an asyncio queue. The prompt is evaluated in slices and generation
+checks the cancel token before every token, so Stop takes effect within one slice or one token.
+The system prompt comes first and never changes, so llama.cpp's prefix reuse keeps its KV cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import os
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.llm.engine import (
+    CancelToken,
+    EngineError,
+    GenerationDone,
+    GenerationEvent,
+    GenerationRequest,
+    PromptEvaluated,
+    TokenGenerated,
+)
+from app.workers import SerialWorker
+
+PREFILL_SLICE = 128  # prompt tokens evaluated between two looks at the cancel token
+_FALLBACK_TEMPLATE = (  # ChatML, for GGUF files that carry no chat template
+    "{% for message in messages %}<|im_start|>{{ message.role }}\n{{ message.content }}"
+    "<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LocalModelConfig:
+    name: str  # shown on the badge
+    path: Path
+    n_ctx: int = 4096
+    n_threads: int | None = None
+    n_gpu_layers: int = 0
+    seed: int = 0
+
+    @property
+    def threads(self) -> int:
+        # llama-cpp-python decodes on half the CPUs by default; all cores decode faster here.
+        return self.n_threads or max(1, os.cpu_count() or 1)
+
+
+class LocalEngine:
+    route = "local"
+
+    def __init__(self, config: LocalModelConfig) -> None:
+        self.config = config
+        self.model = config.name
+        self._worker = SerialWorker("llm")
+        self._llama: Any = None
+        self._format: Callable[..., Any] | None = None
+        self._stop_tokens: set[int] = set()
+
+    async def start(self) -> None:
+        """Load the model on its thread (mmap: about a second for the bundled 0.5B model)."""
+        await self._worker.run(self._load)
+
+    def _load(self) -> None:
+        from llama_cpp import Llama
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        if not self.config.path.is_file():
+            raise EngineError(f"model file {self.config.path} does not exist")
+        try:
+            llama = Llama(
+                model_path=str(self.config.path),
+                n_ctx=self.config.n_ctx,
+                n_threads=self.config.threads,
+                n_threads_batch=self.config.threads,
+                n_gpu_layers=self.config.n_gpu_layers,
+                seed=self.config.seed,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as error:
+            raise EngineError(
+                f"cannot load model {self.config.path.name}: not a valid GGUF file "
+                f"or too large for this machine ({error})"
+            ) from None
+        template = llama.metadata.get("tokenizer.chat_template") or _FALLBACK_TEMPLATE
+        eos = llama.token_eos()
+        self._format = Jinja2ChatFormatter(
+            template=template,
+            eos_token=llama._model.token_get_text(eos) if eos >= 0 else "",
+            bos_token=llama._model.token_get_text(llama.token_bos())
+            if llama.token_bos() >= 0
+            else "",
+        )
+        self._llama = llama
+
+    async def close(self) -> None:
+        await self._worker.run(self._unload)
+        self._worker.shutdown()
+
+    def _unload(self) -> None:
+        # Close explicitly: a Llama left to the garbage collector at exit can crash the interpreter.
+        if self._llama is not None:
+            self._llama.close()
+            self._llama = None
+
+    async def stream(
+        self, request: GenerationRequest, cancel: CancelToken
+    ) -> AsyncIterator[GenerationEvent]:
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[GenerationEvent | BaseException] = asyncio.Queue()
+
+        def emit(event: GenerationEvent | BaseException) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, event)
+
+        def work() -> None:
+            try:
+                for event in self._generate(request, cancel):
+                    emit(event)
+            except BaseException as error:
+                emit(error)
+
+        job = asyncio.ensure_future(self._worker.run(work))
+        try:
+            while True:
+                event = await queue.get()
+                if isinstance(event, BaseException):
+                    raise event
+                yield event
+                if isinstance(event, GenerationDone):
+                    break
+        finally:
+            cancel.cancel()  # the consumer may have stopped early: free the model thread
+            await asyncio.shield(job)
+
+    def _generate(
+        self, request: GenerationRequest, cancel: CancelToken
+    ) -> Iterator[GenerationEvent]:
+        import llama_cpp
+
+        llama = self._llama
+        if llama is None or self._format is None:
+            raise EngineError("the local model is not loaded")
+        formatted = self._format(
+            messages=[{"role": m.role, "content": m.content} for m in request.messages]
+        )
+        prompt = llama.tokenize(formatted.prompt.encode("utf-8"), add_bos=True, special=True)
+        budget = self.config.n_ctx - len(prompt)
+        if budget < 16:
+            raise EngineError(
+                f"the prompt ({len(prompt)} tokens) does not fit the model's context "
+                f"({self.config.n_ctx} tokens): raise n_ctx or lower the source budget"
+            )
+        yield PromptEvaluated(len(prompt))
+        sampling = {"temp": request.temperature, "top_k": 40, "top_p": 0.95, "repeat_penalty": 1.1}
+        done = GenerationDone(len(prompt), 0, "cancelled", None, None)
+
+        # Prefill in slices: each generate() call reuses the KV prefix the previous one evaluated.
+        cached = _common_prefix(llama, prompt)
+        for end in range(cached + PREFILL_SLICE, len(prompt), PREFILL_SLICE):
+            if cancel.is_cancelled():
+                yield done
+                return
+            step = llama.generate(prompt[:end], **sampling)
+            next(step)
+            step.close()
+
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        vocab = llama._model.vocab
+        count = 0
+        first_at: float | None = None
+        last_at: float | None = None
+        reason: str = "length"
+        max_tokens = min(request.max_tokens, budget)
+        if cancel.is_cancelled():
+            yield done
+            return
+        for token in llama.generate(prompt, **sampling):
+            if cancel.is_cancelled():
+                reason = "cancelled"
+                break
+            if llama_cpp.llama_vocab_is_eog(vocab, token):
+                reason = "stop"
+                break
+            count += 1
+            last_at = time.perf_counter()
+            first_at = first_at or last_at
+            text = decoder.decode(llama.detokenize([token]))
+            if text:
+                yield TokenGenerated(text)
+            if count >= max_tokens:
+                break
+        if tail := decoder.decode(b"", final=True):
+            yield TokenGenerated(tail)
+        yield GenerationDone(len(prompt), count, reason, first_at, last_at)  # type: ignore[arg-type]
+
+
+def _common_prefix(llama: Any, prompt: list[int]) -> int:
+    """How many leading prompt tokens are already in the KV cache from the previous request."""
+    cached = list(llama._input_ids[: llama.n_tokens])
+    length = 0
+    for a, b in zip(cached, prompt, strict=False):
+        if a != b:
+            break
+        length += 1
+    return length

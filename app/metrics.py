@@ -1,0 +1,66 @@
+"""What an answer cost: time to first token, total time, tokens, throughput and money."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from app.llm.engine import GenerationDone
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerMetrics:
+    route: str
+    model: str
+    reason: str
+    retrieval_s: float  # question in -> sources chosen
+    ttft_s: float | None  # question in -> first token (what the user waits for)
+    total_s: float
+    prompt_tokens: int
+    completion_tokens: int
+    tokens_per_s: float | None  # decode rate, first token to last
+    cost_usd: float
+
+    @classmethod
+    def measure(
+        cls,
+        *,
+        route: str,
+        model: str,
+        reason: str,
+        started_at: float,
+        retrieved_at: float,
+        finished_at: float,
+        generation: GenerationDone | None,
+    ) -> AnswerMetrics:
+        first = generation.first_token_at if generation else None
+        last = generation.last_token_at if generation else None
+        completion = generation.completion_tokens if generation else 0
+        rate = None
+        if first is not None and last is not None and completion > 1 and last > first:
+            rate = (completion - 1) / (last - first)
+        return cls(
+            route=route,
+            model=model,
+            reason=reason,
+            retrieval_s=retrieved_at - started_at,
+            ttft_s=None if first is None else first - started_at,
+            total_s=finished_at - started_at,
+            prompt_tokens=generation.prompt_tokens if generation else 0,
+            completion_tokens=completion,
+            tokens_per_s=rate,
+            cost_usd=generation.cost_usd if generation else 0.0,
+        )
+
+    def footer(self) -> str:
+        """route: local (qwen2.5-coder-0.5b) · why: … · TTFT 0.41 s · total 2.3 s · …"""
+        ttft = "–" if self.ttft_s is None else f"{self.ttft_s:.2f} s"
+        rate = "–" if self.tokens_per_s is None else f"{self.tokens_per_s:.1f}"
+        return (
+            f"route: {self.route} ({self.model}) · why: {self.reason} · TTFT {ttft} · "
+            f"total {self.total_s:.1f} s · {rate} tok/s · "
+            f"{self.prompt_tokens}+{self.completion_tokens} tokens · ${self.cost_usd:.4f}"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,34 @@
+"""Every test runs against its own config/data/cache folders under tmp_path; models are shared."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.paths import Paths
+
+REPO = Path(__file__).resolve().parent.parent
+# Bundled models are joined once (500 MB) into the repo's ignored cache and reused by every test.
+SHARED_MODELS = REPO / ".cache" / "models"
+
+
+@pytest.fixture(autouse=True)
+def isolated_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Paths]:
+    home = tmp_path / "docent-home"
+    monkeypatch.setenv("DOCENT_HOME", str(home))
+    monkeypatch.setenv("DOCENT_MODELS_DIR", str(SHARED_MODELS))
+    for variable in ("DOCENT_CONFIG_DIR", "DOCENT_DATA_DIR", "DOCENT_CACHE_DIR"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # nothing may touch the real home
+    paths = Paths.from_environment()
+    paths.create()
+    return paths
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/gui/" in str(item.path).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.gui)

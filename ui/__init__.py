@@ -1,0 +1,1 @@
+"""Docent's Qt front end."""
