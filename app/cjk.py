@@ -29,10 +29,14 @@ def bigrams(run: str) -> list[str]:
 
 def segment_for_index(text: str) -> str:
     """Text with each CJK run replaced by its space-separated bigrams, for a unicode61 FTS index."""
+    if text.isascii():
+        return text
     return CJK_RUN.sub(lambda match: " " + " ".join(bigrams(match.group())) + " ", text)
 
 
 def estimate_tokens(text: str) -> int:
     """A tokenizer-free estimate: ~4 characters per token in Latin text, 1 per CJK character."""
+    if text.isascii():
+        return (len(text) + 3) // 4
     cjk = len(_CJK_CHAR.findall(text))
     return cjk + (len(text) - cjk + 3) // 4

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from app.cjk import estimate_tokens, is_cjk_char
+from app.cjk import estimate_tokens, has_cjk, is_cjk_char
 from app.documents.parse import PageText
 
 TARGET_TOKENS = 180
@@ -18,6 +18,7 @@ MAX_TOKENS = 260
 _MIN_TAIL_TOKENS = 40
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|(?<=[。！？；])")
 _LINE_BREAK = re.compile(r"\s*\n\s*")
+_HYPHENATED = re.compile(r"(?<=[^\W\d_])-\s*\n\s*(?=[a-z])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +31,12 @@ class Chunk:
 
 
 def unwrap(block: str) -> str:
-    """Join a paragraph's visual lines; no space is put between two CJK characters."""
+    """Join a paragraph's visual lines (and words hyphenated across them); no space is put
+    between two CJK characters."""
+    if "-" in block:
+        block = _HYPHENATED.sub("", block)
+    if not has_cjk(block):
+        return " ".join(block.split())
 
     def join(match: re.Match[str]) -> str:
         before = match.string[match.start() - 1] if match.start() > 0 else ""

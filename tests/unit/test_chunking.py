@@ -47,6 +47,11 @@ def test_unwrap_joins_lines_without_spaces_between_cjk_characters() -> None:
     assert unwrap("records must\nbe kept") == "records must be kept"
 
 
+def test_unwrap_rejoins_words_hyphenated_across_lines() -> None:
+    assert unwrap("the reten-\ntion policy") == "the retention policy"
+    assert unwrap("post-\nWar and 2024-\n2025") == "post- War and 2024- 2025"
+
+
 def test_a_short_heading_block_stays_with_its_paragraph() -> None:
     body = "Customer invoices must be retained for seven years. " * 15
     chunks = list(chunk_pages([page(1, ("Section 3", "Section 3"), (body, "Section 3"))]))
