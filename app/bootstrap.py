@@ -20,20 +20,28 @@ from app.settings import Settings
 
 
 class Docent:
-    def __init__(self, paths: Paths, settings: Settings, catalog: Catalog | None = None) -> None:
+    def __init__(
+        self,
+        paths: Paths,
+        settings: Settings,
+        catalog: Catalog | None = None,
+        *,
+        embeddings: bool = True,
+    ) -> None:
+        """`embeddings=False` opens the library keyword-only (no embedder to load)."""
         self.paths = paths
         self.settings = settings
         self.catalog = catalog or Catalog.load()
-        self.library = Library(paths.database, self._embedder_factory())
+        self.library = Library(paths.database, self._embedder_factory() if embeddings else None)
         self.ingestor = Ingestor(self.library)
         self._engine: LocalEngine | None = None
         self._answerer: Answerer | None = None
 
     @classmethod
-    def from_environment(cls) -> Docent:
+    def from_environment(cls, *, embeddings: bool = True) -> Docent:
         paths = Paths.from_environment()
         paths.create()
-        return cls(paths, Settings.load(paths.settings_file))
+        return cls(paths, Settings.load(paths.settings_file), embeddings=embeddings)
 
     def _embedder_factory(self) -> Callable[[], Embedder]:
         model = self.catalog.get(self.settings.embedding_model)

@@ -93,7 +93,8 @@ async def _dispatch(arguments: argparse.Namespace) -> int:
         from app.bench import run_bench
 
         return await run_bench(arguments.suite, quick=arguments.quick, out=arguments.out)
-    docent = Docent.from_environment()
+    # Listing and removing need no embedder: skip loading it.
+    docent = Docent.from_environment(embeddings=arguments.command in ("index", "ask"))
     if arguments.command == "models":
         return _models(docent, arguments.setup)
     await docent.open()

@@ -157,6 +157,11 @@ def ingest_file(
     key = str(path)
     try:
         stat = path.stat()
+    except FileNotFoundError:
+        return FileFailed(path, "the file disappeared before it could be read")
+    except OSError as error:
+        return FileFailed(path, f"cannot be read: {error.strerror or error}")
+    try:
         previous = store.document_by_path(key)
         if previous and (previous.size, previous.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
             return FileSkipped(path, "unchanged since it was indexed")

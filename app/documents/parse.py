@@ -155,14 +155,19 @@ def open_document(path: Path) -> ParsedDocument:
         raise DocumentError("encrypted: it needs a password, and Docent cannot index it")
     if doc.page_count == 0:
         doc.close()
-        raise DocumentError(f"the {detected.format.label} file has no pages")
+        raise DocumentError(
+            f"damaged or not a valid {detected.format.label} file (no readable pages)"
+        )
+    note = detected.note
+    if doc.is_repaired:
+        note = "; ".join(filter(None, [note, "damaged file repaired: some text may be missing"]))
     title = _normalise((doc.metadata or {}).get("title") or "") or path.stem
     return ParsedDocument(
         path=path,
         format=detected.format,
         title=title,
         page_count=doc.page_count,
-        note=detected.note,
+        note=note,
         encoding=encoding,
         _doc=doc,
     )

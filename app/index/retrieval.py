@@ -21,7 +21,7 @@ STOPWORDS = frozenset(
         "more most my no nor not now of off on once only or other our out over own please same "
         "say says said she should so some such tell than that the their them then there these "
         "they this those through to too under until up very was we were what when where which "
-        "while who whom why will with would you your"
+        "while who whom why will with would yes you your"
     ).split()
 )
 

@@ -1,0 +1,107 @@
+"""Ask the real bundled model; the answer streams as typed events, cites pages, is recorded."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from app.answering import AnswerEvent, Citation, Finished, RouteDecided, SourcesFound, Token
+from app.llm.engine import CancelToken
+from tests.documents import write_pdf
+from tests.integration.conftest import index_all, opened, run
+
+
+async def ask(
+    tmp_path: Path, question: str, cancel_after_tokens: int | None = None
+) -> tuple[list[AnswerEvent], list[dict]]:
+    docent = await opened()
+    try:
+        await index_all(docent, [write_pdf(tmp_path / "report.pdf")])
+        await docent.library.embed_pending()
+        answerer = await docent.answerer()
+        cancel = CancelToken()
+        events: list[AnswerEvent] = []
+        async for event in answerer.answer(question, cancel=cancel):
+            events.append(event)
+            tokens = sum(isinstance(e, Token) for e in events)
+            if cancel_after_tokens is not None and tokens == cancel_after_tokens:
+                cancel.cancel()
+        history = await docent.library.read(lambda store: store.history())
+        return events, history
+    finally:
+        await docent.close()
+
+
+def test_answer_streams_cites_the_page_and_is_recorded(tmp_path: Path) -> None:
+    events, history = run(ask(tmp_path, "How long must customer invoices be kept?"))
+
+    kinds = [type(e).__name__ for e in events]
+    assert kinds[:2] == ["SourcesFound", "RouteDecided"]
+    assert kinds[-1] == "Finished"
+    assert kinds.count("Token") > 3
+    sources = events[0]
+    assert isinstance(sources, SourcesFound)
+    assert sources.sources[0].page == 2
+    route = events[1]
+    assert isinstance(route, RouteDecided)
+    assert (route.route, route.model) == ("local", "qwen2.5-coder-0.5b")
+
+    finished = events[-1]
+    assert isinstance(finished, Finished)
+    answer = "".join(e.text for e in events if isinstance(e, Token))
+    assert finished.answer == answer.strip()
+    assert "seven" in answer.lower() or "7" in answer
+    cited_pages = [e.source.page for e in events if isinstance(e, Citation)]
+    assert 2 in cited_pages
+    assert finished.citations[0].page_label == "1"  # printed label of physical page 2
+
+    metrics = finished.metrics
+    assert metrics.ttft_s is not None
+    assert 0 < metrics.retrieval_s < metrics.ttft_s < metrics.total_s
+    assert metrics.prompt_tokens > 50
+    assert metrics.completion_tokens >= kinds.count("Token")
+    assert metrics.tokens_per_s is not None
+    assert metrics.tokens_per_s > 0
+    assert metrics.cost_usd == 0
+    footer = metrics.footer()
+    assert re.fullmatch(
+        r"route: local \(qwen2\.5-coder-0\.5b\) · why: .+ · TTFT \d+\.\d\d s · total \d+\.\d s · "
+        r"\d+\.\d tok/s · \d+\+\d+ tokens · \$0\.0000",
+        footer,
+    ), footer
+
+    (row,) = history
+    assert row["id"] == finished.history_id
+    assert (row["question"], row["answer"], row["status"]) == (
+        "How long must customer invoices be kept?",
+        finished.answer,
+        "finished",
+    )
+    assert (row["route"], row["model"], row["reason"]) == ("local", route.model, route.reason)
+    assert row["ttft_s"] == metrics.ttft_s
+    assert row["total_s"] == metrics.total_s
+    assert (row["prompt_tokens"], row["completion_tokens"]) == (
+        metrics.prompt_tokens,
+        metrics.completion_tokens,
+    )
+    assert '"page": 2' in row["citations"]
+
+
+def test_a_chinese_question_is_answered_from_the_chinese_page(tmp_path: Path) -> None:
+    events, _ = run(ask(tmp_path, "员工档案在员工离职后要保存多久？"))
+    finished = events[-1]
+    assert isinstance(finished, Finished)
+    assert "十年" in finished.answer or "10" in finished.answer
+    assert [c.page for c in finished.citations][:1] == [4]
+
+
+def test_cancel_stops_generation_within_one_token(tmp_path: Path) -> None:
+    events, history = run(
+        ask(tmp_path, "Summarise every section of the report in detail.", cancel_after_tokens=3)
+    )
+    finished = events[-1]
+    assert isinstance(finished, Finished)
+    assert finished.cancelled
+    assert sum(isinstance(e, Token) for e in events) <= 4  # the one in flight may still land
+    assert finished.metrics.completion_tokens <= 4
+    assert history[0]["status"] == "cancelled"

@@ -1,0 +1,211 @@
+"""Real files in, real SQLite out: pages, labels, headings, formats, updates."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+from app.ingest import FileIndexed, FileSkipped, FileStarted, PagesParsed
+from tests.documents import REPORT_SECTIONS, write_long_pdf, write_pdf
+from tests.integration.conftest import index_all, opened, run
+
+
+def write_epub(path: Path) -> Path:
+    chapter = (
+        '<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml">'
+        "<head><title>Ch</title></head><body><h1>Harbour rules</h1>"
+        "<p>Boats must leave the inner harbour before the tide turns at dusk.</p></body></html>"
+    )
+    with zipfile.ZipFile(path, "w") as epub:
+        epub.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        epub.writestr(
+            "META-INF/container.xml",
+            '<?xml version="1.0"?><container version="1.0" '
+            'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+            '<rootfile full-path="content.opf" media-type="application/oebps-package+xml"/>'
+            "</rootfiles></container>",
+        )
+        epub.writestr(
+            "content.opf",
+            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="2.0" '
+            'unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
+            "<dc:title>Harbour Book</dc:title><dc:identifier id='id'>x</dc:identifier>"
+            '</metadata><manifest><item id="c1" href="c1.xhtml" '
+            'media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c1"/>'
+            "</spine></package>",
+        )
+        epub.writestr("c1.xhtml", chapter)
+    return path
+
+
+def write_fb2(path: Path) -> Path:
+    path.write_text(
+        '<?xml version="1.0" encoding="utf-8"?>'
+        '<FictionBook xmlns="http://www.gribuser.ru/xml/fictionbook/2.0"><description>'
+        "<title-info><book-title>Lighthouse</book-title></title-info></description><body>"
+        "<section><title><p>Keeper duties</p></title>"
+        "<p>The keeper lights the lamp thirty minutes before sunset.</p></section></body>"
+        "</FictionBook>",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_pdf_chunks_keep_pages_printed_labels_and_headings(tmp_path: Path) -> None:
+    report = write_pdf(tmp_path / "report.pdf")
+
+    async def scenario() -> list:
+        docent = await opened(embeddings=False)
+        try:
+            events = await index_all(docent, [report])
+            (document,) = await docent.library.documents()
+            chunks = await docent.library.read(
+                lambda store: [store.page_chunks(document.id, page) for page in range(1, 5)]
+            )
+            return [events, document, chunks]
+        finally:
+            await docent.close()
+
+    events, document, pages = run(scenario())
+    assert isinstance(events[0], FileStarted)
+    assert isinstance(events[-2], PagesParsed)
+    assert (events[-2].done, events[-2].total) == (4, 4)
+    assert isinstance(events[-1], FileIndexed)
+    assert (document.pages, document.format, document.name) == (4, "pdf", "report.pdf")
+    assert [[c.page_label for c in page] for page in pages] == [["i"], ["1"], ["2"], ["3"]]
+    assert [page[0].heading for page in pages] == [title for title, _ in REPORT_SECTIONS]
+    assert "员工档案在员工离职后必须保存十年" in pages[3][0].text
+    assert "retained for seven years" in pages[1][0].text
+
+
+def test_every_supported_text_and_ebook_format_is_indexed(tmp_path: Path) -> None:
+    files = [
+        write_epub(tmp_path / "harbour.epub"),
+        write_fb2(tmp_path / "lighthouse.fb2"),
+        tmp_path / "notes.md",
+        tmp_path / "page.html",
+        tmp_path / "plain.txt",
+        tmp_path / "legacy.txt",
+    ]
+    files[2].write_text("# Budget\n\nThe travel budget is capped at 900 euros.\n", "utf-8")
+    files[3].write_text(
+        "<html><body><h1>Canteen</h1><p>Lunch is served from noon.</p></body></html>", "utf-8"
+    )
+    files[4].write_text("Parking permits renew every March.\n", "utf-8")
+    files[5].write_bytes("仓库钥匙由值班经理保管，每晚十点交接。".encode("gb18030") * 3)
+
+    async def scenario() -> tuple[list, dict[str, str]]:
+        docent = await opened(embeddings=False)
+        try:
+            events = await index_all(docent, files)
+            texts = {}
+            for document in await docent.library.documents():
+                chunks = await docent.library.read(
+                    lambda store, d=document: store.page_chunks(d.id, 1)
+                )
+                texts[document.name] = " ".join(c.text for c in chunks)
+                texts[document.name + ":heading"] = chunks[0].heading or ""
+            return events, texts
+        finally:
+            await docent.close()
+
+    events, texts = run(scenario())
+    assert len([e for e in events if isinstance(e, FileIndexed)]) == len(files)
+    assert "before the tide turns" in texts["harbour.epub"]
+    assert "thirty minutes before sunset" in texts["lighthouse.fb2"]
+    assert "capped at 900 euros" in texts["notes.md"]
+    assert texts["notes.md:heading"] == "Budget"
+    assert "served from noon" in texts["page.html"]
+    assert texts["page.html:heading"] == "Canteen"
+    assert "renew every March" in texts["plain.txt"]
+    assert "仓库钥匙由值班经理保管" in texts["legacy.txt"]
+
+
+def test_unchanged_files_are_skipped_and_changed_ones_replaced(tmp_path: Path) -> None:
+    report = write_pdf(tmp_path / "report.pdf")
+
+    async def scenario() -> tuple[list, list, list, list]:
+        docent = await opened(embeddings=False)
+        try:
+            first = await index_all(docent, [report])
+            again = await index_all(docent, [report])
+            write_pdf(report, [("Only section", "A single page about the new canteen menu.")])
+            changed = await index_all(docent, [report])
+            documents = await docent.library.documents()
+            hits = await docent.library.search("canteen menu", 3)
+            old_hits = await docent.library.search("invoices seven years", 3)
+            return [first[-1], again[-1], changed[-1]], documents, hits, old_hits
+        finally:
+            await docent.close()
+
+    outcomes, documents, hits, old_hits = run(scenario())
+    assert isinstance(outcomes[0], FileIndexed)
+    assert isinstance(outcomes[1], FileSkipped)
+    assert outcomes[1].reason == "unchanged since it was indexed"
+    assert isinstance(outcomes[2], FileIndexed)
+    assert len(documents) == 1
+    assert documents[0].pages == 1
+    assert hits[0].chunk.text.endswith("new canteen menu.")
+    assert old_hits == []
+
+
+def test_touched_but_identical_file_is_skipped_by_content_hash(tmp_path: Path) -> None:
+    report = write_pdf(tmp_path / "report.pdf")
+
+    async def scenario() -> object:
+        docent = await opened(embeddings=False)
+        try:
+            await index_all(docent, [report])
+            report.touch()
+            report.write_bytes(report.read_bytes())  # new mtime, same bytes
+            return (await index_all(docent, [report]))[-1]
+        finally:
+            await docent.close()
+
+    outcome = run(scenario())
+    assert isinstance(outcome, FileSkipped)
+    assert outcome.reason == "unchanged content"
+
+
+def test_folders_are_walked_for_supported_files_only(tmp_path: Path) -> None:
+    folder = tmp_path / "papers"
+    (folder / "sub").mkdir(parents=True)
+    (folder / ".hidden").mkdir()
+    write_pdf(folder / "a.pdf")
+    write_long_pdf(folder / "sub" / "b.pdf", pages=3)
+    (folder / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (folder / ".hidden" / "c.txt").write_text("hidden", "utf-8")
+
+    async def scenario() -> list:
+        docent = await opened(embeddings=False)
+        try:
+            await index_all(docent, [folder])
+            return await docent.library.documents()
+        finally:
+            await docent.close()
+
+    assert sorted(d.name for d in run(scenario())) == ["a.pdf", "b.pdf"]
+
+
+def test_removing_a_document_removes_its_chunks_from_search(tmp_path: Path) -> None:
+    report = write_pdf(tmp_path / "report.pdf")
+    other = write_pdf(tmp_path / "other.pdf", [("Fleet", "The delivery vans are serviced yearly.")])
+
+    async def scenario() -> tuple[list, list, list]:
+        docent = await opened(embeddings=False)
+        try:
+            await index_all(docent, [report, other])
+            (target,) = [d for d in await docent.library.documents() if d.name == "report.pdf"]
+            await docent.library.remove(target.id)
+            return (
+                await docent.library.documents(),
+                await docent.library.search("invoices retained", 3),
+                await docent.library.search("delivery vans serviced", 3),
+            )
+        finally:
+            await docent.close()
+
+    documents, removed_hits, kept_hits = run(scenario())
+    assert [d.name for d in documents] == ["other.pdf"]
+    assert removed_hits == []
+    assert kept_hits[0].chunk.document_name == "other.pdf"

@@ -1,0 +1,106 @@
+"""Hybrid retrieval on the real multilingual embedder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.index import EmbeddingProgress
+from app.index.library import EMBED_BATCH
+from tests.documents import write_long_pdf, write_pdf
+from tests.integration.conftest import index_all, opened, run
+
+FLEET = (
+    ("Vehicles", "The delivery vans are serviced every twelve months at the north depot."),
+    ("Drivers", "Drivers rest for forty-five minutes after four and a half hours on the road."),
+)
+
+
+def test_chinese_question_finds_the_chinese_passage_by_meaning(tmp_path: Path) -> None:
+    report = write_pdf(tmp_path / "report.pdf")
+
+    async def scenario() -> tuple[list, list]:
+        docent = await opened()
+        try:
+            await index_all(docent, [report])
+            await docent.library.embed_pending()
+            # No word of this question occurs in the text: only the embedding can match it.
+            semantic = await docent.library.search("人事记录要留存几年？", 2)
+            keyword = await docent.library.search("员工档案保存多久", 2)
+            return semantic, keyword
+        finally:
+            await docent.close()
+
+    semantic, keyword = run(scenario())
+    assert semantic[0].chunk.page == 4
+    assert semantic[0].similarity is not None
+    assert semantic[0].keyword_rank is None
+    assert keyword[0].chunk.page == 4
+    assert keyword[0].keyword_rank == 1
+    assert keyword[0].vector_rank == 1
+    assert keyword[0].score > keyword[1].score
+
+
+def test_an_english_paraphrase_is_found_and_scope_filters_documents(tmp_path: Path) -> None:
+    report = write_pdf(tmp_path / "report.pdf")
+    fleet = write_pdf(tmp_path / "fleet.pdf", FLEET)
+
+    async def scenario() -> tuple[list, list, int]:
+        docent = await opened()
+        try:
+            await index_all(docent, [report, fleet])
+            await docent.library.embed_pending()
+            documents = {d.name: d.id for d in await docent.library.documents()}
+            anywhere = await docent.library.search("How often do the trucks get maintenance?", 3)
+            scoped = await docent.library.search(
+                "How often do the trucks get maintenance?", 3, [documents["report.pdf"]]
+            )
+            return anywhere, scoped, documents["report.pdf"]
+        finally:
+            await docent.close()
+
+    anywhere, scoped, report_id = run(scenario())
+    assert anywhere[0].chunk.document_name == "fleet.pdf"
+    assert "serviced every twelve months" in anywhere[0].chunk.text
+    assert scoped
+    assert {p.chunk.document_id for p in scoped} == {report_id}
+
+
+def test_embedding_resumes_after_an_interruption(tmp_path: Path) -> None:
+    ledger = write_long_pdf(tmp_path / "ledger.pdf", pages=8)
+    seen: list[EmbeddingProgress] = []
+
+    async def interrupted() -> int:
+        docent = await opened()
+        try:
+            await index_all(docent, [ledger])
+            total = await docent.library.pending_embeddings()
+
+            def stop_after_first_batch(progress: EmbeddingProgress) -> None:
+                seen.append(progress)
+                if progress.done:
+                    raise KeyboardInterrupt  # as if the user quit mid-way
+
+            with pytest.raises(KeyboardInterrupt):
+                await docent.library.embed_pending(stop_after_first_batch)
+            return total
+        finally:
+            await docent.close()
+
+    async def resumed() -> tuple[int, int, int, int]:
+        docent = await opened()
+        try:
+            left = await docent.library.pending_embeddings()
+            done = await docent.library.embed_pending()
+            (document,) = await docent.library.documents()
+            return left, done, await docent.library.pending_embeddings(), document.embedded
+        finally:
+            await docent.close()
+
+    total = run(interrupted())
+    left, done, remaining, embedded = run(resumed())
+    assert total > EMBED_BATCH
+    assert [(p.done, p.total) for p in seen] == [(0, total), (EMBED_BATCH, total)]
+    assert left == total - EMBED_BATCH
+    assert (done, remaining, embedded) == (left, 0, total)

@@ -1,0 +1,63 @@
+from dataclasses import dataclass
+
+from app.citations import CitationTracker
+
+
+@dataclass(frozen=True)
+class Src:
+    number: int
+    text: str
+
+
+SOURCES = [
+    Src(1, "Introduction. This report describes the data governance programme of Northwind Ltd."),
+    Src(2, "Customer invoices must be retained for seven years after the end of the fiscal year."),
+    Src(3, "员工档案在员工离职后必须保存十年。"),
+]
+
+
+def stream(tracker: CitationTracker, pieces: list[str]) -> list[tuple[int, int, bool]]:
+    found = []
+    for piece in pieces:
+        found += [(a.number, a.end, a.explicit) for a in tracker.feed(piece)]
+    found += [(a.number, a.end, a.explicit) for a in tracker.finish()]
+    return found
+
+
+def test_a_finished_sentence_is_attributed_to_the_source_that_supports_it() -> None:
+    tracker = CitationTracker(SOURCES, "How long are invoices kept?")
+    text = "Invoices are retained for seven years after the fiscal year."
+    found = stream(
+        tracker, ["Invoices are retained", " for seven years", " after the fiscal year."]
+    )
+    assert found == [(2, len(text), False)]
+    assert tracker.grounded_share == 1.0
+
+
+def test_a_sentence_is_only_judged_once_the_next_one_begins() -> None:
+    tracker = CitationTracker(SOURCES)
+    assert tracker.feed("Invoices are retained for seven years.") == []
+    assert [a.number for a in tracker.feed(" The")] == [2]
+
+
+def test_abbreviations_do_not_end_a_sentence_and_inventions_are_not_cited() -> None:
+    tracker = CitationTracker(SOURCES, "Who is the CEO of Northwind?")
+    assert stream(tracker, ["The CEO of Northwind Ltd.", " is John", " Doe."]) == []
+    assert tracker.grounded_share == 0.0
+
+
+def test_explicit_markers_are_honoured_and_unknown_numbers_ignored() -> None:
+    tracker = CitationTracker(SOURCES)
+    found = stream(tracker, ["See [2] and [1, 7]", "."])
+    assert found[:2] == [(2, 7, True), (1, 18, True)]
+
+
+def test_chinese_sentences_are_attributed_by_bigrams() -> None:
+    tracker = CitationTracker(SOURCES, "员工档案要保存多久？")
+    assert [a.number for a in tracker.feed("员工离职后必须保存十年。")] == [3]
+
+
+def test_answers_without_content_words_count_as_no_sentences() -> None:
+    tracker = CitationTracker(SOURCES, "Is it so?")
+    assert stream(tracker, ["Yes, it is."]) == []
+    assert tracker.grounded_share is None
