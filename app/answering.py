@@ -134,8 +134,12 @@ def system_prompt() -> str:
 
 
 def build_messages(system: str, question: str, sources: Sequence[Source]) -> list[Message]:
-    """Numbered sources, then the question. The system message never varies (KV cache reuse)."""
-    blocks = [f"[{source.number}] {source.where}\n{source.text}" for source in sources]
+    """Numbered sources, then the question. The system message never varies (KV cache reuse).
+
+    Source headers stay short (file and printed page): with the heading and physical page in
+    them too, the bundled 0.5B model answered 8 of 10 evaluation questions instead of 9.
+    """
+    blocks = [f"[{s.number}] {s.document}, page {s.page_label}\n{s.text}" for s in sources]
     user = "Sources:\n\n" + "\n\n".join(blocks) + f"\n\nQuestion: {question}"
     return [Message("system", system), Message("user", user)]
 

@@ -18,11 +18,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
+from app.errors import DocentError
+
 Role = Literal["chat", "embedding"]
 Progress = Callable[[int, int], None]
 
 
-class ModelError(Exception):
+class ModelError(DocentError):
     """A model cannot be found, assembled or verified."""
 
 

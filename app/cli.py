@@ -15,14 +15,14 @@ from typing import Any, TextIO
 
 from app.answering import Citation, Failed, Finished, RouteDecided, SourcesFound, Token
 from app.bootstrap import Docent
-from app.catalog import ModelError, ensure_model
+from app.catalog import ensure_model
+from app.errors import DocentError
 from app.index import DocumentInfo, EmbeddingProgress
 from app.ingest import FileFailed, FileIndexed, FileSkipped, FileStarted, PagesParsed
-from app.llm.engine import CancelToken, EngineError
-from app.settings import SettingsError
+from app.llm.engine import CancelToken
 
 
-class UsageError(Exception):
+class UsageError(DocentError):
     """A mistake in the command line; printed without a traceback."""
 
 
@@ -80,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UsageError("the desktop app starts from the `docent` launcher (ui.launcher)")
     try:
         return asyncio.run(_dispatch(arguments))
-    except (UsageError, SettingsError, ModelError, EngineError) as error:
+    except DocentError as error:
         print(f"docent: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -218,6 +218,7 @@ async def _ask(docent: Docent, question: str, scope_names: Sequence[str], as_jso
                     "citations": [c.as_dict() for c in citations],
                     "metrics": metrics.as_dict(),
                     "cancelled": finished.cancelled,
+                    "grounded": finished.grounded,
                     "history_id": finished.history_id,
                 }
                 if not as_json:
@@ -228,6 +229,11 @@ async def _ask(docent: Docent, question: str, scope_names: Sequence[str], as_jso
                     for source in result.get("sources", []):
                         mark = "*" if source["number"] in cited else " "
                         out.write(f" {mark}[{source['number']}] {source['where']}\n")
+                    if finished.grounded is not None and finished.grounded < 1:
+                        out.write(
+                            f"\nNote: the sources support {finished.grounded:.0%} of this "
+                            "answer's sentences; check the rest against the documents.\n"
+                        )
                     out.write("\n" + metrics.footer() + "\n")
             case Failed(error=error):
                 result["error"] = error

@@ -13,10 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from app.errors import DocentError
+
 SETTINGS_VERSION = 1
 
 
-class SettingsError(Exception):
+class SettingsError(DocentError):
     """The settings file cannot be read or holds an invalid value."""
 
 
@@ -37,7 +39,9 @@ class LocalModelSettings(_Section):
         0, ge=-1, description="Layers offloaded to Metal/CUDA builds; -1 = all, 0 = CPU only."
     )
     max_tokens: int = Field(384, ge=16, le=8192, description="Longest answer, in tokens.")
-    temperature: float = Field(0.1, ge=0.0, le=2.0, description="Sampling temperature.")
+    temperature: float = Field(
+        0.0, ge=0.0, le=2.0, description="Sampling temperature; 0 answers greedily from sources."
+    )
 
 
 class RetrievalSettings(_Section):

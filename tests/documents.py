@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import struct
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -86,4 +88,65 @@ def write_encrypted_pdf(path: Path) -> Path:
     doc.new_page().insert_text((72, 72), "Top secret budget figures.")
     doc.save(path, encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="user", owner_pw="owner")
     doc.close()
+    return path
+
+
+def write_xps(path: Path, text: str) -> Path:
+    """A one-page XPS package (MuPDF reads XPS; nothing here writes it, so it is built by hand)."""
+    page = (
+        '<FixedPage xmlns="http://schemas.microsoft.com/xps/2005/06" Width="816" Height="1056">'
+        '<Glyphs Fill="#ff000000" FontUri="/Resources/font.otf" FontRenderingEmSize="14" '
+        f'OriginX="96" OriginY="120" UnicodeString="{text}"/></FixedPage>'
+    )
+    types = (
+        '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+        + "".join(
+            f'<Default Extension="{ext}" ContentType="{kind}"/>'
+            for ext, kind in (
+                ("fdseq", "application/vnd.ms-package.xps-fixeddocumentsequence+xml"),
+                ("fdoc", "application/vnd.ms-package.xps-fixeddocument+xml"),
+                ("fpage", "application/vnd.ms-package.xps-fixedpage+xml"),
+                ("otf", "application/vnd.ms-opentype"),
+                ("rels", "application/vnd.openxmlformats-package.relationships+xml"),
+            )
+        )
+        + "</Types>"
+    )
+    with zipfile.ZipFile(path, "w") as package:
+        package.writestr("[Content_Types].xml", types)
+        package.writestr(
+            "_rels/.rels",
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            '<Relationship Type="http://schemas.microsoft.com/xps/2005/06/fixedrepresentation" '
+            'Target="/FixedDocSeq.fdseq" Id="R0"/></Relationships>',
+        )
+        package.writestr(
+            "FixedDocSeq.fdseq",
+            '<FixedDocumentSequence xmlns="http://schemas.microsoft.com/xps/2005/06">'
+            '<DocumentReference Source="/Documents/1/FixedDoc.fdoc"/></FixedDocumentSequence>',
+        )
+        package.writestr(
+            "Documents/1/FixedDoc.fdoc",
+            '<FixedDocument xmlns="http://schemas.microsoft.com/xps/2005/06">'
+            '<PageContent Source="/Documents/1/Pages/1.fpage"/></FixedDocument>',
+        )
+        package.writestr("Documents/1/Pages/1.fpage", page)
+        package.writestr("Resources/font.otf", pymupdf.Font("helv").buffer)
+    return path
+
+
+def write_mobi(path: Path, html: str) -> Path:
+    """A minimal uncompressed MOBI: a Palm database whose record 0 has PalmDOC + MOBI headers."""
+    text = html.encode("utf-8")
+    header = bytearray(232)
+    header[0:4] = b"MOBI"
+    struct.pack_into(">III", header, 4, 232, 2, 65001)  # header length, book type, UTF-8
+    records = [struct.pack(">HHIHHHH", 1, 0, len(text), 1, 4096, 0, 0) + bytes(header), text]
+    database = bytearray(path.stem.encode()[:31].ljust(32, b"\0")) + bytes(28) + b"BOOKMOBI"
+    database += struct.pack(">IIH", 0, 0, len(records))
+    offset = len(database) + 8 * len(records) + 2
+    for number, record in enumerate(records):
+        database += struct.pack(">IB3s", offset, 0, number.to_bytes(3, "big"))
+        offset += len(record)
+    path.write_bytes(bytes(database) + b"\0\0" + b"".join(records))
     return path

@@ -18,6 +18,7 @@ import pymupdf
 
 from app.documents.formats import Format, UnsupportedFormat, detect
 from app.documents.textcodec import NotTextError, decode_text
+from app.errors import DocentError
 
 MAX_TEXT_BYTES = 64 << 20
 # No TEXT_DEHYPHENATE: it made extraction ~45% slower; chunking.unwrap() joins hyphenated words.
@@ -32,7 +33,7 @@ pymupdf.TOOLS.mupdf_display_errors(False)
 pymupdf.TOOLS.mupdf_display_warnings(False)
 
 
-class DocumentError(Exception):
+class DocumentError(DocentError):
     """A file cannot be indexed. The message names the cause in words a user understands."""
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
+from app.errors import DocentError
+
 # Each entry migrates from version i to i + 1. Append; never edit a released step.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -65,7 +67,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-class SchemaTooNew(Exception):
+class SchemaTooNew(DocentError):
     """The database was written by a newer Docent."""
 
 

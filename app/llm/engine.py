@@ -7,8 +7,10 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from app.errors import DocentError
 
-class EngineError(Exception):
+
+class EngineError(DocentError):
     """Generation failed; the message says why in a user's words."""
 
 

@@ -6,7 +6,7 @@ import zipfile
 from pathlib import Path
 
 from app.ingest import FileIndexed, FileSkipped, FileStarted, PagesParsed
-from tests.documents import REPORT_SECTIONS, write_long_pdf, write_pdf
+from tests.documents import REPORT_SECTIONS, write_long_pdf, write_mobi, write_pdf, write_xps
 from tests.integration.conftest import index_all, opened, run
 
 
@@ -86,6 +86,12 @@ def test_every_supported_text_and_ebook_format_is_indexed(tmp_path: Path) -> Non
         tmp_path / "page.html",
         tmp_path / "plain.txt",
         tmp_path / "legacy.txt",
+        write_xps(tmp_path / "ferries.xps", "Ferries depart every forty minutes from pier nine."),
+        write_mobi(
+            tmp_path / "tides.mobi",
+            "<html><body><h1>Tides</h1><p>The harbour gate closes two hours after high tide."
+            "</p></body></html>",
+        ),
     ]
     files[2].write_text("# Budget\n\nThe travel budget is capped at 900 euros.\n", "utf-8")
     files[3].write_text(
@@ -119,6 +125,9 @@ def test_every_supported_text_and_ebook_format_is_indexed(tmp_path: Path) -> Non
     assert texts["page.html:heading"] == "Canteen"
     assert "renew every March" in texts["plain.txt"]
     assert "仓库钥匙由值班经理保管" in texts["legacy.txt"]
+    assert "every forty minutes from pier nine" in texts["ferries.xps"]
+    assert "closes two hours after high tide" in texts["tides.mobi"]
+    assert texts["tides.mobi:heading"] == "Tides"
 
 
 def test_unchanged_files_are_skipped_and_changed_ones_replaced(tmp_path: Path) -> None:

@@ -116,15 +116,14 @@ def test_event_order_citations_metrics_and_history(tmp_path: Path) -> None:
     finished = events[-1]
     assert finished.answer == "Invoices are retained for seven years. Done"
     assert finished.metrics.completion_tokens == 3
+    assert finished.grounded == 0.5  # "Done" is supported by no source
     assert finished.metrics.route == "local"
     assert finished.metrics.ttft_s is not None
     history = asyncio.run(library.read(lambda store: store.history()))
     assert history[0]["answer"] == finished.answer
     assert history[0]["status"] == "finished"
     assert engine.requests[0].messages[0].role == "system"
-    assert "[1] report.pdf, p. 1 (page 2 of the file) — Retention" in (
-        engine.requests[0].messages[1].content
-    )
+    assert "[1] report.pdf, page 1\nCustomer invoices" in (engine.requests[0].messages[1].content)
 
 
 def test_cancel_ends_with_a_cancelled_finish(tmp_path: Path) -> None:
