@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from app.index.retrieval import keyword_terms
+from app.index.terms import keyword_terms
 
 _MARKER = re.compile(r"\[(\d{1,2}(?:\s*[,;]\s*\d{1,2})*)\]")
 _NUMBER = re.compile(r"\d+")

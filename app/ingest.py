@@ -7,13 +7,13 @@ every other. Unchanged files (same size and time, or same content hash) are skip
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import hashlib
 import sqlite3
-import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from app.documents import EXTENSIONS, DocumentError, PageText, chunk_pages, open_document
@@ -63,10 +63,6 @@ Emit = Callable[[IngestEvent], None]
 PROGRESS_INTERVAL = 0.05  # seconds
 
 
-class IndexingCancelled(Exception):
-    """Raised inside the writer transaction so that it rolls back."""
-
-
 def collect_files(paths: Iterable[Path]) -> tuple[list[Path], list[FileFailed]]:
     """Expand folders (supported extensions only, hidden entries skipped); keep explicit files."""
     files: list[Path] = []
@@ -102,58 +98,28 @@ class Ingestor:
     async def index(self, paths: Sequence[Path]) -> AsyncIterator[IngestEvent]:
         """Index files one after another; the stream ends when every file has an outcome.
 
-        Closing the stream early (a cancel) stops the current file between two pages and
-        rolls it back.
+        Closing the stream early (a cancel) stops the current file at its next progress report
+        and rolls it back.
         """
         files, problems = collect_files(paths)
         for problem in problems:
             yield problem
-        loop = asyncio.get_running_loop()
-        stop = threading.Event()
         for position, path in enumerate(files, start=1):
             yield FileStarted(path, position, len(files))
-            queue: asyncio.Queue[IngestEvent | BaseException] = asyncio.Queue()
-
-            def emit(
-                event: IngestEvent | BaseException,
-                queue: asyncio.Queue[IngestEvent | BaseException] = queue,
-            ) -> None:
-                loop.call_soon_threadsafe(queue.put_nowait, event)
-
-            def job(
-                store: Store,
-                path: Path = path,
-                emit: Callable[[IngestEvent | BaseException], None] = emit,
-            ) -> None:
-                try:
-                    emit(ingest_file(store, path, emit, stop.is_set))
-                except BaseException as error:
-                    emit(error)
-                    raise
-
-            task = asyncio.ensure_future(self.library.write(job))
-            try:
-                while True:
-                    event = await queue.get()
-                    if isinstance(event, BaseException):
-                        raise event
+            async with contextlib.aclosing(
+                self.library.write_stream(partial(ingest_file, path=path))
+            ) as events:
+                async for event in events:
                     yield event
-                    if isinstance(event, FileIndexed | FileSkipped | FileFailed):
-                        break
-                await task
-            finally:
-                if not task.done():
-                    stop.set()
-                    await asyncio.gather(task, return_exceptions=True)
 
 
-def ingest_file(
-    store: Store,
-    path: Path,
-    emit: Emit,
-    should_stop: Callable[[], bool],
-) -> FileIndexed | FileSkipped | FileFailed:
-    """Runs on the writer thread. Returns the file's outcome; never raises for a bad file."""
+def ingest_file(store: Store, emit: Emit, *, path: Path) -> None:
+    """Runs on the writer thread: emits progress, then the file's outcome (never raises for a
+    bad file). An emit that raises (the listener left) rolls the file back."""
+    emit(_ingest(store, emit, path))
+
+
+def _ingest(store: Store, emit: Emit, path: Path) -> FileIndexed | FileSkipped | FileFailed:
     key = str(path)
     try:
         stat = path.stat()
@@ -174,8 +140,6 @@ def ingest_file(
             def pages() -> Iterator[PageText]:
                 reported = 0.0
                 for page in document.pages():
-                    if should_stop():
-                        raise IndexingCancelled
                     yield page
                     # Waking the event loop for every page measurably slowed indexing (GIL
                     # hand-offs): report at most every PROGRESS_INTERVAL, and the last page.
@@ -199,8 +163,6 @@ def ingest_file(
             )
         info = store.document(document_id)
         return FileIndexed(path, document_id, total, info.chunks if info else 0, document.note)
-    except IndexingCancelled:
-        return FileFailed(path, "indexing was cancelled; the file was left as it was")
     except DocumentError as error:
         return FileFailed(path, str(error))
     except FileNotFoundError:

@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable
+import threading
+from collections.abc import AsyncGenerator, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 T = TypeVar("T")
+
+
+class StreamClosed(Exception):
+    """Raised inside a producer when nobody listens to its stream any more."""
 
 
 class SerialWorker:
@@ -27,6 +32,51 @@ class SerialWorker:
         return await loop.run_in_executor(
             self._executor, functools.partial(function, *args, **kwargs)
         )
+
+    async def stream(
+        self, producer: Callable[[Callable[[T], None]], None]
+    ) -> AsyncGenerator[T, None]:
+        """Run `producer(emit)` on the worker thread; yield each emitted item on the event loop.
+
+        Items cross with call_soon_threadsafe, so the loop never blocks. When the consumer stops
+        early, the producer's next `emit` raises StreamClosed: it unwinds on its own thread
+        (rolling back any transaction it holds) before this generator finishes closing.
+        """
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        closed = threading.Event()
+
+        def send(kind: str, value: object) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, (kind, value))
+
+        def emit(item: T) -> None:
+            if closed.is_set():
+                raise StreamClosed
+            send("item", item)
+
+        def pump() -> None:
+            try:
+                producer(emit)
+            except StreamClosed:
+                pass
+            except BaseException as error:  # handed to the consumer, raised there
+                send("error", error)
+            else:
+                send("done", None)
+
+        job = asyncio.ensure_future(self.run(pump))
+        try:
+            while True:
+                kind, value = await queue.get()
+                if kind == "item":
+                    yield value
+                elif kind == "error":
+                    raise value
+                else:
+                    return
+        finally:
+            closed.set()
+            await asyncio.shield(job)
 
     def shutdown(self) -> None:
         """Finish queued calls and join the thread."""

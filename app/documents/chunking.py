@@ -48,19 +48,8 @@ def unwrap(block: str) -> str:
 
 def split_long(text: str, max_tokens: int = MAX_TOKENS) -> list[str]:
     """Cut an over-long paragraph at sentence ends, then at words or characters if it must."""
-    pieces: list[str] = []
-    current = ""
-    for sentence in filter(None, (s.strip() for s in _SENTENCE_END.split(text))):
-        for part in _hard_split(sentence, max_tokens):
-            candidate = f"{current} {part}".strip() if current else part
-            if current and estimate_tokens(candidate) > max_tokens:
-                pieces.append(current)
-                current = part
-            else:
-                current = candidate
-    if current:
-        pieces.append(current)
-    return pieces
+    sentences = filter(None, (s.strip() for s in _SENTENCE_END.split(text)))
+    return _pack((part for s in sentences for part in _hard_split(s, max_tokens)), max_tokens)
 
 
 def _hard_split(sentence: str, max_tokens: int) -> list[str]:
@@ -69,16 +58,21 @@ def _hard_split(sentence: str, max_tokens: int) -> list[str]:
     if " " not in sentence:  # unspaced text (CJK, a URL): cut by characters
         step = max_tokens if is_cjk_char(sentence[:1]) else max_tokens * 4
         return [sentence[i : i + step] for i in range(0, len(sentence), step)]
+    words = sentence.split(" ")
+    return _pack((part for word in words for part in _hard_split(word, max_tokens)), max_tokens)
+
+
+def _pack(parts: Iterable[str], max_tokens: int) -> list[str]:
+    """Join parts with spaces, greedily, into pieces of at most `max_tokens` each."""
     pieces: list[str] = []
     current = ""
-    for word in sentence.split(" "):
-        for part in _hard_split(word, max_tokens):
-            candidate = f"{current} {part}" if current else part
-            if current and estimate_tokens(candidate) > max_tokens:
-                pieces.append(current)
-                current = part
-            else:
-                current = candidate
+    for part in parts:
+        candidate = f"{current} {part}" if current else part
+        if current and estimate_tokens(candidate) > max_tokens:
+            pieces.append(current)
+            current = part
+        else:
+            current = candidate
     if current:
         pieces.append(current)
     return pieces

@@ -4,7 +4,7 @@ own worker thread, behind awaitable methods the CLI, the GUI and the MCP server 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -13,8 +13,9 @@ from typing import TypeVar
 import numpy as np
 
 from app.embeddings import Embedder
-from app.index.retrieval import Passage, fuse, match_expression
+from app.index.retrieval import Passage, fuse
 from app.index.store import DocumentInfo, HistoryRecord, Store
+from app.index.terms import keyword_terms
 from app.index.vectors import VectorIndex
 from app.workers import SerialWorker
 
@@ -80,6 +81,14 @@ class Library:
         assert store is not None, "Library.open() first"
         return await self._writer_thread.run(operation, store)
 
+    def write_stream(
+        self, operation: Callable[[Store, Callable[[T], None]], None]
+    ) -> AsyncGenerator[T, None]:
+        """Run `operation(store, emit)` on the writer thread, yielding what it emits."""
+        store = self._writer
+        assert store is not None, "Library.open() first"
+        return self._writer_thread.stream(lambda emit: operation(store, emit))
+
     async def read(self, operation: Callable[[Store], T]) -> T:
         store = self._reader
         assert store is not None, "Library.open() first"
@@ -101,19 +110,26 @@ class Library:
     # --- search --------------------------------------------------------------------------------
 
     async def search(
-        self, question: str, k: int, document_ids: Sequence[int] | None = None
+        self,
+        question: str,
+        k: int,
+        document_ids: Sequence[int] | None = None,
+        query_vector: np.ndarray | None = None,
     ) -> list[Passage]:
-        """Hybrid BM25 + vector search fused by reciprocal rank; best k passages first."""
-        match = match_expression(question)
+        """Hybrid BM25 + vector search fused by reciprocal rank; best k passages first.
+
+        `query_vector` skips embedding the question (a caller that already has it).
+        """
+        terms = keyword_terms(question)
         scope = list(document_ids) if document_ids is not None else None
 
         async def keyword() -> list[tuple[int, float]]:
-            if match is None:
+            if not terms:
                 return []
-            return await self.read(lambda store: store.keyword_search(match, CANDIDATES, scope))
+            return await self.read(lambda store: store.keyword_search(terms, CANDIDATES, scope))
 
         keyword_hits, vector_hits = await asyncio.gather(
-            keyword(), self._vector_search(question, scope)
+            keyword(), self._vector_search(question, scope, query_vector)
         )
         keyword_ranks = {chunk_id: rank for rank, (chunk_id, _) in enumerate(keyword_hits, 1)}
         vector_ranks = {chunk_id: rank for rank, (chunk_id, _) in enumerate(vector_hits, 1)}
@@ -133,7 +149,7 @@ class Library:
         ]
 
     async def _vector_search(
-        self, question: str, scope: Sequence[int] | None
+        self, question: str, scope: Sequence[int] | None, query_vector: np.ndarray | None
     ) -> list[tuple[int, float]]:
         embedder = self._embedder
         if embedder is None:
@@ -144,7 +160,8 @@ class Library:
             return []
 
         def embed_and_search() -> list[tuple[int, float]]:
-            return self.vectors.search(embedder.query(question), CANDIDATES, scope)
+            vector = embedder.query(question) if query_vector is None else query_vector
+            return self.vectors.search(vector, CANDIDATES, scope)
 
         return await self._embedder_thread.run(embed_and_search)
 

@@ -33,9 +33,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX chunks_by_document ON chunks(document_id, ordinal)",
         # Holds the searchable form of each chunk (CJK runs as bigrams), rowid = chunks.id.
+        # No porter stemmer: the vocabulary must hold the words a query names, so that terms
+        # too common to rank (see index.terms.selective_terms) can be found and dropped.
         """CREATE VIRTUAL TABLE chunks_fts USING fts5(
-            body, tokenize = 'porter unicode61 remove_diacritics 2'
+            body, tokenize = 'unicode61 remove_diacritics 2'
         )""",
+        "CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row')",
         """CREATE TABLE vectors (
             chunk_id INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
             vector BLOB NOT NULL

@@ -21,6 +21,7 @@ from sqlite_utils import Database
 from app.cjk import segment_for_index
 from app.documents import Chunk
 from app.index.schema import migrate
+from app.index.terms import index_form, match_expression, selective_terms
 
 _BATCH = 64
 EMBEDDING_MODEL_KEY = "embedding_model"
@@ -217,9 +218,12 @@ class Store:
     # --- search ----------------------------------------------------------------------------
 
     def keyword_search(
-        self, match: str, limit: int, document_ids: Sequence[int] | None = None
+        self, terms: Sequence[str], limit: int, document_ids: Sequence[int] | None = None
     ) -> list[tuple[int, float]]:
-        """(chunk id, bm25) best first; bm25 is negative, lower is better."""
+        """(chunk id, bm25) best first for chunks matching any term; bm25 is lower-is-better."""
+        match = match_expression(self._selective(terms))
+        if match is None:
+            return []
         if document_ids is not None:
             marks = ",".join("?" * len(document_ids))
             sql = f"""SELECT rowid, bm25(chunks_fts) AS score FROM chunks_fts
@@ -232,6 +236,18 @@ class Store:
                      WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?"""
             parameters = [match, limit]
         return [(int(r[0]), float(r[1])) for r in self.db.execute(sql, parameters).fetchall()]
+
+    def _selective(self, terms: Sequence[str]) -> list[str]:
+        if len(terms) < 3:
+            return list(terms)
+        marks = ",".join("?" * len(terms))
+        frequency = dict(
+            self.db.execute(
+                f"SELECT term, doc FROM chunks_vocab WHERE term IN ({marks})",
+                [index_form(term) for term in terms],
+            ).fetchall()
+        )
+        return selective_terms(terms, frequency)
 
     def chunks(self, ids: Sequence[int]) -> dict[int, StoredChunk]:
         if not ids:

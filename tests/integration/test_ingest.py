@@ -55,16 +55,13 @@ def test_pdf_chunks_keep_pages_printed_labels_and_headings(tmp_path: Path) -> No
     report = write_pdf(tmp_path / "report.pdf")
 
     async def scenario() -> list:
-        docent = await opened(embeddings=False)
-        try:
+        async with opened(embeddings=False) as docent:
             events = await index_all(docent, [report])
             (document,) = await docent.library.documents()
             chunks = await docent.library.read(
                 lambda store: [store.page_chunks(document.id, page) for page in range(1, 5)]
             )
             return [events, document, chunks]
-        finally:
-            await docent.close()
 
     events, document, pages = run(scenario())
     assert isinstance(events[0], FileStarted)
@@ -101,8 +98,7 @@ def test_every_supported_text_and_ebook_format_is_indexed(tmp_path: Path) -> Non
     files[5].write_bytes("仓库钥匙由值班经理保管，每晚十点交接。".encode("gb18030") * 3)
 
     async def scenario() -> tuple[list, dict[str, str]]:
-        docent = await opened(embeddings=False)
-        try:
+        async with opened(embeddings=False) as docent:
             events = await index_all(docent, files)
             texts = {}
             for document in await docent.library.documents():
@@ -112,8 +108,6 @@ def test_every_supported_text_and_ebook_format_is_indexed(tmp_path: Path) -> Non
                 texts[document.name] = " ".join(c.text for c in chunks)
                 texts[document.name + ":heading"] = chunks[0].heading or ""
             return events, texts
-        finally:
-            await docent.close()
 
     events, texts = run(scenario())
     assert len([e for e in events if isinstance(e, FileIndexed)]) == len(files)
@@ -134,8 +128,7 @@ def test_unchanged_files_are_skipped_and_changed_ones_replaced(tmp_path: Path) -
     report = write_pdf(tmp_path / "report.pdf")
 
     async def scenario() -> tuple[list, list, list, list]:
-        docent = await opened(embeddings=False)
-        try:
+        async with opened(embeddings=False) as docent:
             first = await index_all(docent, [report])
             again = await index_all(docent, [report])
             write_pdf(report, [("Only section", "A single page about the new canteen menu.")])
@@ -144,8 +137,6 @@ def test_unchanged_files_are_skipped_and_changed_ones_replaced(tmp_path: Path) -
             hits = await docent.library.search("canteen menu", 3)
             old_hits = await docent.library.search("invoices seven years", 3)
             return [first[-1], again[-1], changed[-1]], documents, hits, old_hits
-        finally:
-            await docent.close()
 
     outcomes, documents, hits, old_hits = run(scenario())
     assert isinstance(outcomes[0], FileIndexed)
@@ -162,14 +153,11 @@ def test_touched_but_identical_file_is_skipped_by_content_hash(tmp_path: Path) -
     report = write_pdf(tmp_path / "report.pdf")
 
     async def scenario() -> object:
-        docent = await opened(embeddings=False)
-        try:
+        async with opened(embeddings=False) as docent:
             await index_all(docent, [report])
             report.touch()
             report.write_bytes(report.read_bytes())  # new mtime, same bytes
             return (await index_all(docent, [report]))[-1]
-        finally:
-            await docent.close()
 
     outcome = run(scenario())
     assert isinstance(outcome, FileSkipped)
@@ -186,12 +174,9 @@ def test_folders_are_walked_for_supported_files_only(tmp_path: Path) -> None:
     (folder / ".hidden" / "c.txt").write_text("hidden", "utf-8")
 
     async def scenario() -> list:
-        docent = await opened(embeddings=False)
-        try:
+        async with opened(embeddings=False) as docent:
             await index_all(docent, [folder])
             return await docent.library.documents()
-        finally:
-            await docent.close()
 
     assert sorted(d.name for d in run(scenario())) == ["a.pdf", "b.pdf"]
 
@@ -201,8 +186,7 @@ def test_removing_a_document_removes_its_chunks_from_search(tmp_path: Path) -> N
     other = write_pdf(tmp_path / "other.pdf", [("Fleet", "The delivery vans are serviced yearly.")])
 
     async def scenario() -> tuple[list, list, list]:
-        docent = await opened(embeddings=False)
-        try:
+        async with opened(embeddings=False) as docent:
             await index_all(docent, [report, other])
             (target,) = [d for d in await docent.library.documents() if d.name == "report.pdf"]
             await docent.library.remove(target.id)
@@ -211,8 +195,6 @@ def test_removing_a_document_removes_its_chunks_from_search(tmp_path: Path) -> N
                 await docent.library.search("invoices retained", 3),
                 await docent.library.search("delivery vans serviced", 3),
             )
-        finally:
-            await docent.close()
 
     documents, removed_hits, kept_hits = run(scenario())
     assert [d.name for d in documents] == ["other.pdf"]

@@ -21,16 +21,13 @@ def test_chinese_question_finds_the_chinese_passage_by_meaning(tmp_path: Path) -
     report = write_pdf(tmp_path / "report.pdf")
 
     async def scenario() -> tuple[list, list]:
-        docent = await opened()
-        try:
+        async with opened() as docent:
             await index_all(docent, [report])
             await docent.library.embed_pending()
             # No word of this question occurs in the text: only the embedding can match it.
             semantic = await docent.library.search("人事记录要留存几年？", 2)
             keyword = await docent.library.search("员工档案保存多久", 2)
             return semantic, keyword
-        finally:
-            await docent.close()
 
     semantic, keyword = run(scenario())
     assert semantic[0].chunk.page == 4
@@ -47,8 +44,7 @@ def test_an_english_paraphrase_is_found_and_scope_filters_documents(tmp_path: Pa
     fleet = write_pdf(tmp_path / "fleet.pdf", FLEET)
 
     async def scenario() -> tuple[list, list, int]:
-        docent = await opened()
-        try:
+        async with opened() as docent:
             await index_all(docent, [report, fleet])
             await docent.library.embed_pending()
             documents = {d.name: d.id for d in await docent.library.documents()}
@@ -57,8 +53,6 @@ def test_an_english_paraphrase_is_found_and_scope_filters_documents(tmp_path: Pa
                 "How often do the trucks get maintenance?", 3, [documents["report.pdf"]]
             )
             return anywhere, scoped, documents["report.pdf"]
-        finally:
-            await docent.close()
 
     anywhere, scoped, report_id = run(scenario())
     assert anywhere[0].chunk.document_name == "fleet.pdf"
@@ -72,8 +66,7 @@ def test_embedding_resumes_after_an_interruption(tmp_path: Path) -> None:
     seen: list[EmbeddingProgress] = []
 
     async def interrupted() -> int:
-        docent = await opened()
-        try:
+        async with opened() as docent:
             await index_all(docent, [ledger])
             total = await docent.library.pending_embeddings()
 
@@ -85,18 +78,13 @@ def test_embedding_resumes_after_an_interruption(tmp_path: Path) -> None:
             with pytest.raises(KeyboardInterrupt):
                 await docent.library.embed_pending(stop_after_first_batch)
             return total
-        finally:
-            await docent.close()
 
     async def resumed() -> tuple[int, int, int, int]:
-        docent = await opened()
-        try:
+        async with opened() as docent:
             left = await docent.library.pending_embeddings()
             done = await docent.library.embed_pending()
             (document,) = await docent.library.documents()
             return left, done, await docent.library.pending_embeddings(), document.embedded
-        finally:
-            await docent.close()
 
     total = run(interrupted())
     left, done, remaining, embedded = run(resumed())

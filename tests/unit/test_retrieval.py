@@ -1,7 +1,8 @@
 import numpy as np
 
 from app.cjk import segment_for_index
-from app.index.retrieval import fuse, keyword_terms, match_expression
+from app.index.retrieval import fuse
+from app.index.terms import index_form, keyword_terms, match_expression, selective_terms
 from app.index.vectors import VectorIndex
 
 
@@ -34,8 +35,27 @@ def test_keyword_terms_drop_stopwords_and_bigram_chinese() -> None:
 
 
 def test_match_expression_quotes_terms() -> None:
-    assert match_expression('the "quoted" term') == '"quoted" OR "term"'
-    assert match_expression("what is the") is None
+    assert match_expression(keyword_terms('the "quoted" term')) == '"quoted" OR "term"'
+    assert match_expression(keyword_terms("what is the")) is None
+
+
+def test_the_rarest_terms_that_fit_the_postings_budget_are_kept_in_query_order() -> None:
+    frequency = {"data": 90_000, "policy": 15_000, "retention": 4_000, "audit": 900}
+    terms = ["data", "retention", "policy", "audit"]
+    assert selective_terms(terms, frequency) == ["retention", "policy", "audit"]
+    assert selective_terms(["data", "policy"], frequency) == ["policy"]  # the rarest, always
+    assert selective_terms(["unknown", "data", "policy"], frequency) == ["unknown", "policy"]
+    small = {"data": 90, "retention": 40, "audit": 9}
+    assert selective_terms(list(small), small) == list(small)
+
+
+def test_index_form_matches_the_unicode61_vocabulary() -> None:
+    assert [index_form(w) for w in ["Café", "NAÏVE", "Straße", "员工"]] == [
+        "cafe",
+        "naive",
+        "straße",
+        "员工",
+    ]
 
 
 def test_index_segmentation_matches_query_terms() -> None:
