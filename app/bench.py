@@ -301,9 +301,21 @@ async def bench_retrieval(
     return measures
 
 
-async def bench_generation(
+async def answer_prompts(
     docent: Docent, library: Library, questions: Sequence[str], max_tokens: int
-) -> list[Measure]:
+) -> list[GenerationRequest]:
+    """The prompts `docent ask` would send for these questions."""
+    system = system_prompt()
+    requests = []
+    for question in questions:
+        passages = await library.search(question, docent.settings.retrieval.top_k)
+        sources = choose_sources(passages, docent.settings.retrieval.context_tokens)
+        messages = build_messages(system, question, sources)
+        requests.append(GenerationRequest(messages, max_tokens=max_tokens, temperature=0.0))
+    return requests
+
+
+async def bench_generation(docent: Docent, requests: Sequence[GenerationRequest]) -> list[Measure]:
     from llama_cpp import Llama
 
     config = docent.chat_model()
@@ -319,7 +331,6 @@ async def bench_generation(
         seed=config.seed,
         verbose=False,
     )
-    system = system_prompt()
     ttft = Measure(
         "local TTFT (same prompt)",
         "s",
@@ -331,12 +342,6 @@ async def bench_generation(
         "local decode", "tok/s", baseline_name="llama-cpp-python direct", target=">= 0.95"
     )
     prompt_tokens: list[float] = []
-    requests = []
-    for question in questions:  # all retrieval first: its threads must not overlap the timings
-        passages = await library.search(question, docent.settings.retrieval.top_k)
-        sources = choose_sources(passages, docent.settings.retrieval.context_tokens)
-        messages = build_messages(system, question, sources)
-        requests.append(GenerationRequest(messages, max_tokens=max_tokens, temperature=0.0))
     try:
         for attempt, request in enumerate(requests):
             runs: list[Callable[[], Any]] = [
@@ -429,21 +434,22 @@ async def bench_core(quick: bool) -> list[Measure]:
         print("embedding …", flush=True)
         embedding, library = await bench_embedding(work, docent, small, repeats)
         measures.append(embedding)
+        questions = [
+            "How long must invoices be kept?",
+            "Who approves budgets?",
+            "When are audit logs deleted?",
+            "What happens to access requests?",
+            "How often are passwords reviewed?",
+            "Which unit reviews backups?",
+            "What does the security board decide?",
+            "When are expenses approved?",
+        ][: 2 if quick else 8]
         try:
-            print("local generation …", flush=True)
-            questions = [
-                "How long must invoices be kept?",
-                "Who approves budgets?",
-                "When are audit logs deleted?",
-                "What happens to access requests?",
-                "How often are passwords reviewed?",
-                "Which unit reviews backups?",
-                "What does the security board decide?",
-                "When are expenses approved?",
-            ][: 2 if quick else 8]
-            measures += await bench_generation(docent, library, questions, 24 if quick else 64)
+            requests = await answer_prompts(docent, library, questions, 24 if quick else 64)
         finally:
-            await library.close()
+            await library.close()  # its embedder threads must not share the cores with the timing
+        print("local generation …", flush=True)
+        measures += await bench_generation(docent, requests)
         print("retrieval …", flush=True)
         sizes = (2_000,) if quick else (10_000, 100_000)
         measures += await bench_retrieval(work, docent, sizes, queries=15 if quick else 60)
