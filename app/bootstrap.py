@@ -5,6 +5,7 @@ No module-level singletons: the CLI, the GUI, the MCP server and the tests each 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
@@ -77,7 +78,8 @@ class Docent:
     async def answerer(self, progress: Progress | None = None) -> Answerer:
         """The answering pipeline; loads the chat model on first use."""
         if self._answerer is None:
-            engine = LocalEngine(self.chat_model(progress))
+            # Joining the bundled model's parts on first use takes seconds: off the loop.
+            engine = LocalEngine(await asyncio.to_thread(self.chat_model, progress))
             await engine.start()
             self._engine = engine
             self._answerer = Answerer(

@@ -1,7 +1,4 @@
-"""The desktop app's entry point: one asyncio loop on the Qt event loop (qasync).
-
-A placeholder window until the desktop issue lands: it opens the library and shows its state.
-"""
+"""The desktop app's entry point: one asyncio loop on the Qt event loop (qasync)."""
 
 from __future__ import annotations
 
@@ -10,48 +7,30 @@ import sys
 from collections.abc import Sequence
 
 import qasync
-from PySide6.QtWidgets import QApplication, QLabel, QMainWindow
+from PySide6.QtWidgets import QApplication
 
 from app.bootstrap import Docent
+from ui.main_window import MainWindow
 
 
-class MainWindow(QMainWindow):
-    def __init__(self, docent: Docent) -> None:
-        super().__init__()
-        self.docent = docent
-        self.setWindowTitle("Docent")
-        self.status = QLabel("Opening the library…")
-        self.status.setMargin(24)
-        self.setCentralWidget(self.status)
-        self.resize(720, 480)
-
-    async def refresh(self) -> None:
-        documents = await self.docent.library.documents()
-        self.status.setText(
-            f"Docent — {len(documents)} documents in the library at {self.docent.paths.database}.\n"
-            "Index with `docent index PATH`, ask with `docent ask QUESTION`.\n"
-            "The full desktop app arrives with the desktop issue."
-        )
-
-
-async def _main() -> int:
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
+async def _main(app: QApplication) -> int:
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
     docent = Docent.from_environment()
     await docent.open()
+    window = MainWindow(docent)
     try:
-        window = MainWindow(docent)
         window.show()
         await window.refresh()
         await closed.wait()
     finally:
+        await window.shutdown()
         await docent.close()
     return 0
 
 
 def run(arguments: Sequence[str] = ()) -> int:
-    QApplication(sys.argv[:1] + list(arguments))
+    app = QApplication(sys.argv[:1] + list(arguments))
+    app.setApplicationName("Docent")
     with asyncio.Runner(loop_factory=qasync.QEventLoop) as runner:
-        return runner.run(_main())
+        return runner.run(_main(app))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 from collections.abc import Iterator
@@ -16,7 +17,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 @pytest.fixture
 def loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
     event_loop = qasync.QEventLoop(qapp)
+    # Qt handlers that start tasks while no loop runs (a test's direct call) find this one.
+    asyncio.set_event_loop(event_loop)
     yield event_loop
+    asyncio.set_event_loop(None)
     event_loop.close()
 
 

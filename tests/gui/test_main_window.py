@@ -1,33 +1,101 @@
+"""The window end to end: drop real files, watch them index, ask the real model, stop it."""
+
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 import qasync
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
 from pytestqt.qtbot import QtBot
 
 from app.bootstrap import Docent
-from tests.documents import write_pdf
-from ui.main import MainWindow
+from tests.documents import write_encrypted_pdf, write_pdf
+from ui.main_window import MainWindow
 
 
-def test_placeholder_window_shows_the_library(
-    qtbot: QtBot, loop: qasync.QEventLoop, tmp_path: Path
+@pytest.fixture
+def window(qtbot: QtBot, loop: qasync.QEventLoop) -> Iterator[MainWindow]:
+    docent = Docent.from_environment()
+    loop.run_until_complete(docent.open())
+    main_window = MainWindow(docent)
+    qtbot.addWidget(main_window)
+    main_window.show()
+    yield main_window
+    loop.run_until_complete(main_window.shutdown())
+    loop.run_until_complete(docent.close())
+
+
+def drop(window: MainWindow, *paths: Path) -> None:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path)) for path in paths])
+    event = QDropEvent(
+        QPointF(50, 50),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.dropEvent(event)
+
+
+def test_dropped_files_index_and_a_bad_one_shows_its_reason(
+    window: MainWindow, loop: qasync.QEventLoop, tmp_path: Path
 ) -> None:
-    docent = Docent.from_environment(embeddings=False)
+    report = write_pdf(tmp_path / "report.pdf")
+    locked = write_encrypted_pdf(tmp_path / "locked.pdf")
+    drop(window, report, locked)
+    assert window.documents.status(report) == "queued"
+    assert window.indexing is not None
+    loop.run_until_complete(window.indexing)
+    assert window.documents.status(report) == "ready"
+    assert window.documents.row(report).text(1) == "4"  # pages
+    assert window.documents.status(locked) == (
+        "failed: encrypted: it needs a password, and Docent cannot index it"
+    )
 
-    async def scenario() -> MainWindow:
-        await docent.open()
-        async for _ in docent.ingestor.index([write_pdf(tmp_path / "report.pdf")]):
-            pass
-        window = MainWindow(docent)
-        qtbot.addWidget(window)
-        window.show()
-        await window.refresh()
-        return window
 
-    try:
-        window = loop.run_until_complete(scenario())
-    finally:
-        loop.run_until_complete(docent.close())
-    assert window.isVisible()
-    assert window.status.text().startswith("Docent — 1 documents in the library")
+def test_ask_streams_an_answer_with_its_badge_and_sources(
+    window: MainWindow, loop: qasync.QEventLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
+    loop.run_until_complete(window.add_paths([write_pdf(tmp_path / "report.pdf")]))
+    window.question.setPlainText("How long must customer invoices be kept?")
+    qtbot.keyClick(window.question, Qt.Key.Key_Return)
+    assert window.question.toPlainText() == ""
+    assert window.answering is not None
+    with qtbot.waitSignal(window.token_shown, timeout=120_000):
+        loop.run_until_complete(window.answering)
+    transcript = window.conversation.transcript.toPlainText()
+    assert "Q: How long must customer invoices be kept?" in transcript
+    assert "seven" in transcript.lower()
+    assert "[1] report.pdf, p. 1 (page 2 of the file) — Section 3: Retention" in transcript
+    badge = window.conversation.badge.text()
+    assert badge.startswith("route: local (qwen2.5-coder-0.5b) · why: ")
+    assert "$0.0000" in badge
+    assert not window.stop_button.isEnabled()
+
+
+def test_stop_cancels_the_answer_within_a_token(
+    window: MainWindow, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    loop.run_until_complete(window.add_paths([write_pdf(tmp_path / "report.pdf")]))
+    tokens: list[None] = []
+
+    def on_token() -> None:
+        tokens.append(None)
+        if len(tokens) == 2:
+            window.stop_button.click()
+
+    window.token_shown.connect(on_token)
+    loop.run_until_complete(window.ask("Summarise every section of the report in detail."))
+    assert len(tokens) <= 3
+    assert "[stopped]" in window.conversation.transcript.toPlainText()
+
+
+def test_shift_enter_makes_a_new_line_instead_of_sending(window: MainWindow, qtbot: QtBot) -> None:
+    window.question.setPlainText("first line")
+    qtbot.keyClick(window.question, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert window.answering is None
+    assert "\n" in window.question.toPlainText()

@@ -1,0 +1,86 @@
+"""The conversation: questions, answers streaming in as plain text, and each answer's badge.
+
+Text from documents and models is only ever inserted as plain text: nothing in it is rendered as
+HTML, so nothing in it can run or load.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
+
+from app.answering import AnswerEvent, Citation, Failed, Finished, RouteDecided, SourcesFound, Token
+
+
+class ConversationPanel(QWidget):
+    """The transcript and the live badge of the answer in progress. No signals."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.transcript = QTextBrowser()
+        self.transcript.setOpenLinks(False)
+        self.badge = QLabel("Ask a question about your documents.")
+        self.badge.setWordWrap(True)
+        self.badge.setObjectName("badge")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.transcript, 1)
+        layout.addWidget(self.badge)
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(100)
+        self._ticker.timeout.connect(self._tick)
+        self._asked_at = 0.0
+        self._route = ""
+        self._first_token_at: float | None = None
+        self._sources: dict[int, str] = {}
+
+    def begin(self, question: str) -> None:
+        self._write(f"\n\nQ: {question}\nA: ")
+        self._asked_at = time.perf_counter()
+        self._first_token_at = None
+        self._route = "routing…"
+        self._ticker.start()
+        self._tick()
+
+    def apply(self, event: AnswerEvent) -> None:
+        match event:
+            case SourcesFound(sources=sources):
+                self._sources = {s.number: s.where for s in sources}
+            case RouteDecided(route=route, model=model, reason=reason):
+                self._route = f"route: {route} ({model}) · why: {reason}"
+                self._tick()
+            case Token(text=text):
+                if self._first_token_at is None:
+                    self._first_token_at = time.perf_counter()
+                self._write(text)
+            case Citation():
+                pass  # listed with the sources when the answer is finished
+            case Finished(citations=citations, metrics=metrics, cancelled=cancelled):
+                self._ticker.stop()
+                if cancelled:
+                    self._write(" [stopped]")
+                cited = "".join(f"\n   [{c.number}] {c.where}" for c in citations)
+                self._write(("\nSources:" + cited if cited else "") + "\n" + metrics.footer())
+                self.badge.setText(metrics.footer())
+            case Failed(error=error):
+                self._ticker.stop()
+                self._write(f"\n[failed: {error}]")
+                self.badge.setText(f"failed: {error}")
+
+    def _tick(self) -> None:
+        if self._first_token_at is None:
+            waited = time.perf_counter() - self._asked_at
+            ttft = f"TTFT {waited:.1f} s…"
+        else:
+            ttft = f"TTFT {self._first_token_at - self._asked_at:.2f} s"
+        self.badge.setText(f"{self._route} · {ttft}")
+
+    def _write(self, text: str) -> None:
+        cursor = self.transcript.textCursor()
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(text)  # plain text only
+        self.transcript.setTextCursor(cursor)
+        self.transcript.ensureCursorVisible()

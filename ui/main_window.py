@@ -1,0 +1,184 @@
+"""The main window: drop documents anywhere, ask, watch the answer, its route and its cost.
+
+Everything slow runs in the core's workers; the window only awaits the core's event streams on
+the qasync loop, and keeps a reference to every task it starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine, Sequence
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QMainWindow,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.answering import Finished, Token
+from app.bootstrap import Docent
+from app.index import EmbeddingProgress
+from app.llm.engine import CancelToken
+from ui.conversation import ConversationPanel
+from ui.documents_panel import DocumentsPanel
+
+
+class QuestionBox(QPlainTextEdit):
+    """Enter sends, Shift+Enter makes a new line.
+
+    Signals: submitted(str) — the question, when Enter is pressed on non-blank text.
+    """
+
+    submitted = Signal(str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setPlaceholderText("Ask about your documents… (Enter sends, Shift+Enter: new line)")
+        self.setFixedHeight(64)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        if enter and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            question = self.toPlainText().strip()
+            if question:
+                self.clear()
+                self.submitted.emit(question)
+            return
+        super().keyPressEvent(event)
+
+
+class MainWindow(QMainWindow):
+    """Signals: token_shown() — after each streamed token is shown (tests and benchmarks wait
+    on it); answer_finished() — after an answer ends, however it ended."""
+
+    token_shown = Signal()
+    answer_finished = Signal()
+
+    def __init__(self, docent: Docent) -> None:
+        super().__init__()
+        self.docent = docent
+        self.setWindowTitle("Docent")
+        self.setAcceptDrops(True)
+        self.documents = DocumentsPanel()
+        self.conversation = ConversationPanel()
+        self.question = QuestionBox()
+        self.question.submitted.connect(self.ask)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop)
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
+        QShortcut(QKeySequence.StandardKey.Open, self, self.choose_files)
+
+        ask_row = QHBoxLayout()
+        ask_row.addWidget(self.question, 1)
+        ask_row.addWidget(self.stop_button)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.addWidget(self.conversation, 1)
+        right_layout.addLayout(ask_row)
+        splitter = QSplitter()
+        splitter.addWidget(self.documents)
+        splitter.addWidget(right)
+        splitter.setSizes([380, 700])
+        self.setCentralWidget(splitter)
+        self.resize(1100, 700)
+        self.statusBar().showMessage("Drop documents here, or press Ctrl+O.")
+
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._cancel: CancelToken | None = None
+        self.indexing: asyncio.Task[None] | None = None
+        self.answering: asyncio.Task[None] | None = None
+
+    # --- background work -----------------------------------------------------------------
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)  # referenced until done, so it cannot be collected mid-flight
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def shutdown(self) -> None:
+        """Stop the answer, cancel indexing (it resumes next start) and wait for both."""
+        self.stop()
+        for task in list(self._tasks):
+            task.cancel()
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def refresh(self) -> None:
+        self.documents.show_library(await self.docent.library.documents())
+
+    # --- documents -------------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls() and all(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = [Path(url.toLocalFile()) for url in event.mimeData().urls() if url.isLocalFile()]
+        if paths:
+            event.acceptProposedAction()
+            self.add_paths(paths)
+
+    def choose_files(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(self, "Add documents")
+        if files:
+            self.add_paths([Path(name) for name in files])
+
+    def add_paths(self, paths: Sequence[Path]) -> asyncio.Task[None]:
+        for path in paths:
+            self.documents.row(path)
+        previous = self.indexing
+        self.indexing = self._spawn(self._index(list(paths), previous))
+        return self.indexing
+
+    async def _index(self, paths: list[Path], previous: asyncio.Task[None] | None) -> None:
+        if previous is not None:
+            await asyncio.gather(previous, return_exceptions=True)  # one batch after another
+        async for event in self.docent.ingestor.index(paths):
+            self.documents.apply(event)
+        await self.refresh()
+
+        def show(progress: EmbeddingProgress) -> None:
+            if progress.total:
+                self.statusBar().showMessage(f"Embedding {progress.done}/{progress.total} chunks…")
+
+        await self.docent.library.embed_pending(show)
+        await self.refresh()
+        self.statusBar().showMessage("Library up to date.", 5000)
+
+    # --- questions -------------------------------------------------------------------------
+
+    def ask(self, question: str) -> asyncio.Task[None]:
+        self.stop()
+        self._cancel = CancelToken()
+        self.answering = self._spawn(self._answer(question, self._cancel))
+        return self.answering
+
+    def stop(self) -> None:
+        if self._cancel is not None:
+            self._cancel.cancel()
+
+    async def _answer(self, question: str, cancel: CancelToken) -> None:
+        self.stop_button.setEnabled(True)
+        self.conversation.begin(question)
+        try:
+            answerer = await self.docent.answerer()
+            async for event in answerer.answer(question, cancel=cancel):
+                self.conversation.apply(event)
+                if isinstance(event, Token):
+                    self.token_shown.emit()
+                elif isinstance(event, Finished):
+                    self.statusBar().showMessage(event.metrics.footer(), 10000)
+        finally:
+            self.stop_button.setEnabled(False)
+            self.answer_finished.emit()
