@@ -11,6 +11,7 @@ from pathlib import Path
 
 from app.answering import Answerer
 from app.catalog import Catalog, ModelError, Progress, ensure_model
+from app.documents.render import RenderedPage, render_page
 from app.embeddings import E5Embedder, Embedder
 from app.index import Library
 from app.ingest import Ingestor
@@ -18,6 +19,7 @@ from app.llm.local import LocalEngine, LocalModelConfig
 from app.paths import Paths
 from app.routing import LocalOnlyPolicy
 from app.settings import Settings
+from app.workers import SerialWorker
 
 
 class Docent:
@@ -37,6 +39,7 @@ class Docent:
         self.ingestor = Ingestor(self.library)
         self._engine: LocalEngine | None = None
         self._answerer: Answerer | None = None
+        self._renderer = SerialWorker("render")  # PyMuPDF is not thread-safe: one thread
 
     @classmethod
     def from_environment(cls, *, embeddings: bool = True) -> Docent:
@@ -87,7 +90,13 @@ class Docent:
             )
         return self._answerer
 
+    async def render_page(
+        self, path: Path, page: int, zoom: float = 1.5, passage: str = ""
+    ) -> RenderedPage:
+        return await self._renderer.run(render_page, path, page, zoom, passage)
+
     async def close(self) -> None:
         if self._engine is not None:
             await self._engine.close()
+        self._renderer.shutdown()
         await self.library.close()

@@ -8,20 +8,35 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QTimer
-from PySide6.QtGui import QTextCursor
+from PySide6.QtCore import QTimer, QUrl, Signal
+from PySide6.QtGui import QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
 
-from app.answering import AnswerEvent, Citation, Failed, Finished, RouteDecided, SourcesFound, Token
+from app.answering import (
+    AnswerEvent,
+    Citation,
+    Failed,
+    Finished,
+    RouteDecided,
+    Source,
+    SourcesFound,
+    Token,
+)
 
 
 class ConversationPanel(QWidget):
-    """The transcript and the live badge of the answer in progress. No signals."""
+    """The transcript and the live badge of the answer in progress.
+
+    Signals: source_clicked(object) — a cited Source whose link was clicked.
+    """
+
+    source_clicked = Signal(object)
 
     def __init__(self) -> None:
         super().__init__()
         self.transcript = QTextBrowser()
         self.transcript.setOpenLinks(False)
+        self.transcript.anchorClicked.connect(self._open_source)
         self.badge = QLabel("Ask a question about your documents.")
         self.badge.setWordWrap(True)
         self.badge.setObjectName("badge")
@@ -35,7 +50,7 @@ class ConversationPanel(QWidget):
         self._asked_at = 0.0
         self._route = ""
         self._first_token_at: float | None = None
-        self._sources: dict[int, str] = {}
+        self._links: dict[str, Source] = {}
 
     def begin(self, question: str) -> None:
         self._write(f"\n\nQ: {question}\nA: ")
@@ -47,8 +62,8 @@ class ConversationPanel(QWidget):
 
     def apply(self, event: AnswerEvent) -> None:
         match event:
-            case SourcesFound(sources=sources):
-                self._sources = {s.number: s.where for s in sources}
+            case SourcesFound():
+                pass  # only the sources the answer used are listed, when it is finished
             case RouteDecided(route=route, model=model, reason=reason):
                 self._route = f"route: {route} ({model}) · why: {reason}"
                 self._tick()
@@ -62,8 +77,12 @@ class ConversationPanel(QWidget):
                 self._ticker.stop()
                 if cancelled:
                     self._write(" [stopped]")
-                cited = "".join(f"\n   [{c.number}] {c.where}" for c in citations)
-                self._write(("\nSources:" + cited if cited else "") + "\n" + metrics.footer())
+                if citations:
+                    self._write("\nSources:")
+                    for source in citations:
+                        self._write("\n   ")
+                        self._link(f"[{source.number}] {source.where}", source)
+                self._write("\n" + metrics.footer())
                 self.badge.setText(metrics.footer())
             case Failed(error=error):
                 self._ticker.stop()
@@ -78,9 +97,27 @@ class ConversationPanel(QWidget):
             ttft = f"TTFT {self._first_token_at - self._asked_at:.2f} s"
         self.badge.setText(f"{self._route} · {ttft}")
 
+    def _link(self, text: str, source: Source) -> None:
+        href = f"docent-source:{len(self._links)}"
+        self._links[href] = source
+        link = QTextCharFormat()
+        link.setAnchor(True)
+        link.setAnchorHref(href)
+        link.setFontUnderline(True)
+        link.setForeground(self.palette().link())
+        cursor = self.transcript.textCursor()
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(text, link)  # still plain text: only the format carries the link
+        cursor.setCharFormat(QTextCharFormat())
+        self.transcript.setTextCursor(cursor)
+
+    def _open_source(self, url: QUrl) -> None:
+        if (source := self._links.get(url.toString())) is not None:
+            self.source_clicked.emit(source)
+
     def _write(self, text: str) -> None:
         cursor = self.transcript.textCursor()
         cursor.movePosition(QTextCursor.MoveOperation.End)
-        cursor.insertText(text)  # plain text only
+        cursor.insertText(text, QTextCharFormat())  # plain text only, never a link
         self.transcript.setTextCursor(cursor)
         self.transcript.ensureCursorVisible()

@@ -24,12 +24,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.answering import Finished, Token
+from app.answering import Finished, Source, Token
 from app.bootstrap import Docent
 from app.index import EmbeddingProgress
 from app.llm.engine import CancelToken
 from ui.conversation import ConversationPanel
 from ui.documents_panel import DocumentsPanel
+from ui.page_preview import PagePreview
 
 
 class QuestionBox(QPlainTextEdit):
@@ -70,6 +71,8 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.documents = DocumentsPanel()
         self.conversation = ConversationPanel()
+        self.conversation.source_clicked.connect(self.show_source)
+        self.previews: list[PagePreview] = []
         self.question = QuestionBox()
         self.question.submitted.connect(self.ask)
         self.stop_button = QPushButton("Stop")
@@ -109,6 +112,8 @@ class MainWindow(QMainWindow):
     async def shutdown(self) -> None:
         """Stop the answer, cancel indexing (it resumes next start) and wait for both."""
         self.stop()
+        for preview in list(self.previews):
+            await preview.close_async()
         for task in list(self._tasks):
             task.cancel()
         while self._tasks:
@@ -155,6 +160,18 @@ class MainWindow(QMainWindow):
         await self.docent.library.embed_pending(show)
         await self.refresh()
         self.statusBar().showMessage("Library up to date.", 5000)
+
+    def show_source(self, source: Source) -> PagePreview:
+        preview = PagePreview(self.docent, Path(source.path), source.page, source.text, self)
+        self.previews.append(preview)
+        preview.finished.connect(self._forget_closed_previews)
+        preview.show()
+        return preview
+
+    def _forget_closed_previews(self) -> None:
+        for preview in [p for p in self.previews if not p.isVisible()]:
+            self.previews.remove(preview)
+            preview.deleteLater()
 
     # --- questions -------------------------------------------------------------------------
 

@@ -63,6 +63,11 @@ class ParsedDocument:
     def close(self) -> None:
         self._doc.close()
 
+    @property
+    def raw(self) -> Any:
+        """The PyMuPDF document, for rendering; only on the thread that opened it."""
+        return self._doc
+
     def pages(self) -> Iterator[PageText]:
         """Yield pages in order; raise DocumentError at the end when no page had any text."""
         toc_titles: dict[int, list[str]] = {}

@@ -99,3 +99,24 @@ def test_shift_enter_makes_a_new_line_instead_of_sending(window: MainWindow, qtb
     qtbot.keyClick(window.question, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     assert window.answering is None
     assert "\n" in window.question.toPlainText()
+
+
+def test_clicking_a_citation_shows_its_page_with_the_passage_highlighted(
+    window: MainWindow, loop: qasync.QEventLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
+    loop.run_until_complete(window.add_paths([write_pdf(tmp_path / "report.pdf")]))
+    loop.run_until_complete(window.ask("How long must customer invoices be kept?"))
+    (href,) = list(window.conversation._links)
+    window.conversation.transcript.anchorClicked.emit(QUrl(href))
+    (preview,) = window.previews
+    assert preview.loading is not None
+    loop.run_until_complete(preview.loading)
+    assert preview.rendered is not None, preview.position.text()
+    assert (preview.rendered.page, preview.rendered.label) == (2, "1")
+    assert preview.rendered.highlights
+    assert preview.position.text().startswith("p. 1 (page 2 of 4)")
+    assert not preview.image.pixmap().isNull()
+    preview.go(3)
+    loop.run_until_complete(preview.loading)
+    assert preview.rendered.page == 3
+    assert not preview.rendered.highlights  # the passage is on the cited page only

@@ -1,0 +1,46 @@
+"""A page as a picture, with the cited passage marked: what a click on a citation shows."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+
+from app.documents.parse import DocumentError, open_document
+
+_SENTENCES = re.compile(r"(?<=[.!?。！？])\s*|\n")
+_SEARCH_CHARS = 100  # MuPDF's search_for needs a needle; long ones rarely survive line breaks
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedPage:
+    png: bytes
+    page: int  # physical, 1-based
+    pages: int
+    label: str
+    highlights: tuple[tuple[float, float, float, float], ...]  # x0, y0, x1, y1 in pixels
+
+
+def render_page(path: Path, page: int, zoom: float = 1.5, passage: str = "") -> RenderedPage:
+    """Render one page (opened exactly as it was indexed) and find the passage on it.
+
+    Not thread-safe (PyMuPDF): call from one worker thread.
+    """
+    with open_document(path) as document:
+        if not 1 <= page <= document.page_count:
+            raise DocumentError(f"{path.name} has no page {page} (it has {document.page_count})")
+        loaded = document.raw.load_page(page - 1)
+        pixmap = loaded.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
+        rects = []
+        for sentence in filter(None, (s.strip() for s in _SENTENCES.split(passage))):
+            for rect in loaded.search_for(sentence[:_SEARCH_CHARS]):
+                rects.append(tuple(coordinate * zoom for coordinate in rect))
+        return RenderedPage(
+            png=pixmap.tobytes("png"),
+            page=page,
+            pages=document.page_count,
+            label=loaded.get_label() or str(page),
+            highlights=tuple(rects),
+        )
