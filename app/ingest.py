@@ -95,11 +95,13 @@ class Ingestor:
     def __init__(self, library: Library) -> None:
         self.library = library
 
-    async def index(self, paths: Sequence[Path]) -> AsyncIterator[IngestEvent]:
+    async def index(
+        self, paths: Sequence[Path], *, force: bool = False
+    ) -> AsyncIterator[IngestEvent]:
         """Index files one after another; the stream ends when every file has an outcome.
 
         Closing the stream early (a cancel) stops the current file at its next progress report
-        and rolls it back.
+        and rolls it back. `force` re-indexes files even when they are unchanged.
         """
         files, problems = collect_files(paths)
         for problem in problems:
@@ -107,19 +109,21 @@ class Ingestor:
         for position, path in enumerate(files, start=1):
             yield FileStarted(path, position, len(files))
             async with contextlib.aclosing(
-                self.library.write_stream(partial(ingest_file, path=path))
+                self.library.write_stream(partial(ingest_file, path=path, force=force))
             ) as events:
                 async for event in events:
                     yield event
 
 
-def ingest_file(store: Store, emit: Emit, *, path: Path) -> None:
+def ingest_file(store: Store, emit: Emit, *, path: Path, force: bool = False) -> None:
     """Runs on the writer thread: emits progress, then the file's outcome (never raises for a
     bad file). An emit that raises (the listener left) rolls the file back."""
-    emit(_ingest(store, emit, path))
+    emit(_ingest(store, emit, path, force))
 
 
-def _ingest(store: Store, emit: Emit, path: Path) -> FileIndexed | FileSkipped | FileFailed:
+def _ingest(
+    store: Store, emit: Emit, path: Path, force: bool
+) -> FileIndexed | FileSkipped | FileFailed:
     key = str(path)
     try:
         stat = path.stat()
@@ -128,7 +132,7 @@ def _ingest(store: Store, emit: Emit, path: Path) -> FileIndexed | FileSkipped |
     except OSError as error:
         return FileFailed(path, f"cannot be read: {error.strerror or error}")
     try:
-        previous = store.document_by_path(key)
+        previous = None if force else store.document_by_path(key)
         if previous and (previous.size, previous.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
             return FileSkipped(path, "unchanged since it was indexed")
         digest = sha256_of(path)

@@ -4,22 +4,32 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QContextMenuEvent
+from PySide6.QtWidgets import QAbstractItemView, QMenu, QTreeWidget, QTreeWidgetItem
 
 from app.index import DocumentInfo
 from app.ingest import FileFailed, FileIndexed, FileSkipped, FileStarted, IngestEvent, PagesParsed
 
 NAME, PAGES, CHUNKS, STATUS = range(4)
+PATH_ROLE = Qt.ItemDataRole.UserRole
+ID_ROLE = Qt.ItemDataRole.UserRole + 1
 _FAILED = QBrush(QColor(200, 40, 40))
 
 
 class DocumentsPanel(QTreeWidget):
-    """A row per document. No signals: the window feeds it the core's events."""
+    """A row per document; ticked rows limit questions to those documents (none ticked: all).
+
+    Signals: remove_requested(list) and reindex_requested(list) — paths chosen from the
+    context menu. The window feeds the panel the core's events.
+    """
+
+    remove_requested = Signal(list)
+    reindex_requested = Signal(list)
 
     def __init__(self) -> None:
         super().__init__()
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.setHeaderLabels(["Document", "Pages", "Chunks", "Status"])
         self.setRootIsDecorated(False)
         self.setAlternatingRowColors(True)
@@ -33,6 +43,9 @@ class DocumentsPanel(QTreeWidget):
         if key not in self._rows:
             item = QTreeWidgetItem([Path(key).name, "", "", "queued"])
             item.setToolTip(NAME, key)
+            item.setData(NAME, PATH_ROLE, key)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(NAME, Qt.CheckState.Unchecked)
             item.setTextAlignment(PAGES, Qt.AlignmentFlag.AlignRight)
             item.setTextAlignment(CHUNKS, Qt.AlignmentFlag.AlignRight)
             self.addTopLevelItem(item)
@@ -50,7 +63,8 @@ class DocumentsPanel(QTreeWidget):
                 item.setText(STATUS, "parsing")
             case PagesParsed(done=done, total=total):
                 item.setText(STATUS, f"parsing {done}/{total} pages")
-            case FileIndexed(pages=pages, chunks=chunks, note=note):
+            case FileIndexed(document_id=document_id, pages=pages, chunks=chunks, note=note):
+                item.setData(NAME, ID_ROLE, document_id)
                 item.setText(STATUS, "keyword-searchable")
                 item.setText(PAGES, str(pages))
                 item.setText(CHUNKS, str(chunks))
@@ -67,6 +81,7 @@ class DocumentsPanel(QTreeWidget):
         """The stored truth, after indexing or embedding moved on."""
         for document in documents:
             item = self.row(document.path)
+            item.setData(NAME, ID_ROLE, document.id)
             if item.text(STATUS).startswith("failed"):
                 continue
             ready = document.embedded >= document.chunks
@@ -75,3 +90,38 @@ class DocumentsPanel(QTreeWidget):
             )
             item.setText(PAGES, str(document.pages))
             item.setText(CHUNKS, str(document.chunks))
+
+    def scope(self) -> list[int] | None:
+        """Ids of the ticked documents, or None (ask the whole library)."""
+        ids = [
+            int(item.data(NAME, ID_ROLE))
+            for item in self._rows.values()
+            if item.checkState(NAME) == Qt.CheckState.Checked
+            and item.data(NAME, ID_ROLE) is not None
+        ]
+        return ids or None
+
+    def ticked_paths(self) -> list[str]:
+        return [
+            key
+            for key, item in self._rows.items()
+            if item.checkState(NAME) == Qt.CheckState.Checked
+        ]
+
+    def tick(self, paths: list[str]) -> None:
+        for key in paths:
+            if key in self._rows:
+                self._rows[key].setCheckState(NAME, Qt.CheckState.Checked)
+
+    def forget(self, path: str) -> None:
+        if (item := self._rows.pop(path, None)) is not None:
+            self.takeTopLevelItem(self.indexOfTopLevelItem(item))
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        paths = [str(item.data(NAME, PATH_ROLE)) for item in self.selectedItems()]
+        if not paths:
+            return
+        menu = QMenu(self)
+        menu.addAction("Re-index", lambda: self.reindex_requested.emit(paths))
+        menu.addAction("Remove from library", lambda: self.remove_requested.emit(paths))
+        menu.exec(event.globalPos())

@@ -21,7 +21,7 @@ async def _main(app: QApplication) -> int:
     window = MainWindow(docent)
     try:
         window.show()
-        await window.refresh()
+        await window.start()
         await closed.wait()
     finally:
         await window.shutdown()

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QByteArray, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -31,6 +32,7 @@ from app.llm.engine import CancelToken
 from ui.conversation import ConversationPanel
 from ui.documents_panel import DocumentsPanel
 from ui.page_preview import PagePreview
+from ui.window_state import WindowState
 
 
 class QuestionBox(QPlainTextEdit):
@@ -70,6 +72,10 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Docent")
         self.setAcceptDrops(True)
         self.documents = DocumentsPanel()
+        self.documents.remove_requested.connect(self.remove)
+        self.documents.reindex_requested.connect(
+            lambda paths: self.add_paths([Path(p) for p in paths], force=True)
+        )
         self.conversation = ConversationPanel()
         self.conversation.source_clicked.connect(self.show_source)
         self.previews: list[PagePreview] = []
@@ -96,6 +102,11 @@ class MainWindow(QMainWindow):
         self.resize(1100, 700)
         self.statusBar().showMessage("Drop documents here, or press Ctrl+O.")
 
+        self._state_file = docent.paths.config_dir / "window.json"
+        self.state = WindowState.load(self._state_file)
+        if geometry := self.state.geometry_bytes():
+            self.restoreGeometry(QByteArray(geometry))
+
         self._tasks: set[asyncio.Task[Any]] = set()
         self._cancel: CancelToken | None = None
         self.indexing: asyncio.Task[None] | None = None
@@ -109,18 +120,37 @@ class MainWindow(QMainWindow):
         task.add_done_callback(self._tasks.discard)
         return task
 
+    async def wait_for_tasks(self) -> None:
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
     async def shutdown(self) -> None:
         """Stop the answer, cancel indexing (it resumes next start) and wait for both."""
+        self.save_state()
         self.stop()
         for preview in list(self.previews):
             await preview.close_async()
         for task in list(self._tasks):
             task.cancel()
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        await self.wait_for_tasks()
 
     async def refresh(self) -> None:
         self.documents.show_library(await self.docent.library.documents())
+
+    async def start(self) -> None:
+        """Show the library and restore the scope; on the very first run, index the guide."""
+        await self.refresh()
+        self.documents.tick(self.state.scope)
+        if not self.state.first_run_done:
+            self.state.first_run_done = True
+            self.save_state()
+            guide = resources.files("resources").joinpath("sample/welcome-to-docent.md")
+            self.add_paths([Path(str(guide))])
+
+    def save_state(self) -> None:
+        self.state.set_geometry(bytes(self.saveGeometry().data()))
+        self.state.scope = self.documents.ticked_paths()
+        self.state.save(self._state_file)
 
     # --- documents -------------------------------------------------------------------------
 
@@ -139,17 +169,30 @@ class MainWindow(QMainWindow):
         if files:
             self.add_paths([Path(name) for name in files])
 
-    def add_paths(self, paths: Sequence[Path]) -> asyncio.Task[None]:
+    def add_paths(self, paths: Sequence[Path], *, force: bool = False) -> asyncio.Task[None]:
         for path in paths:
             self.documents.row(path)
         previous = self.indexing
-        self.indexing = self._spawn(self._index(list(paths), previous))
+        self.indexing = self._spawn(self._index(list(paths), previous, force))
         return self.indexing
 
-    async def _index(self, paths: list[Path], previous: asyncio.Task[None] | None) -> None:
+    def remove(self, paths: Sequence[str]) -> asyncio.Task[None]:
+        return self._spawn(self._remove(list(paths)))
+
+    async def _remove(self, paths: list[str]) -> None:
+        by_path = {d.path: d for d in await self.docent.library.documents()}
+        for path in paths:
+            if (document := by_path.get(path)) is not None:
+                await self.docent.library.remove(document.id)
+            self.documents.forget(path)
+        self.statusBar().showMessage(f"Removed {len(paths)} document(s).", 5000)
+
+    async def _index(
+        self, paths: list[Path], previous: asyncio.Task[None] | None, force: bool
+    ) -> None:
         if previous is not None:
             await asyncio.gather(previous, return_exceptions=True)  # one batch after another
-        async for event in self.docent.ingestor.index(paths):
+        async for event in self.docent.ingestor.index(paths, force=force):
             self.documents.apply(event)
         await self.refresh()
 
@@ -190,7 +233,8 @@ class MainWindow(QMainWindow):
         self.conversation.begin(question)
         try:
             answerer = await self.docent.answerer()
-            async for event in answerer.answer(question, cancel=cancel):
+            scope = self.documents.scope()
+            async for event in answerer.answer(question, scope, cancel):
                 self.conversation.apply(event)
                 if isinstance(event, Token):
                     self.token_shown.emit()

@@ -120,3 +120,62 @@ def test_clicking_a_citation_shows_its_page_with_the_passage_highlighted(
     loop.run_until_complete(preview.loading)
     assert preview.rendered.page == 3
     assert not preview.rendered.highlights  # the passage is on the cited page only
+
+
+def test_ticked_documents_scope_the_question_and_are_remembered(
+    window: MainWindow, loop: qasync.QEventLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
+    report = write_pdf(tmp_path / "report.pdf")
+    fleet = write_pdf(tmp_path / "fleet.pdf", [("Fleet", "The vans are serviced yearly.")])
+    loop.run_until_complete(window.add_paths([report, fleet]))
+    window.documents.tick([str(fleet)])
+    (fleet_id,) = window.documents.scope() or []
+    loop.run_until_complete(window.ask("How long must customer invoices be kept?"))
+    history = loop.run_until_complete(window.docent.library.read(lambda s: s.history()))
+    assert history[0]["scope"] == f"[{fleet_id}]"
+    assert "report.pdf" not in history[0]["citations"]
+
+    window.save_state()
+    again = MainWindow(window.docent)
+    qtbot.addWidget(again)
+    loop.run_until_complete(again.start())
+    loop.run_until_complete(again.shutdown())
+    assert again.documents.ticked_paths() == [str(fleet)]
+    assert again.documents.scope() == [fleet_id]
+
+
+def test_context_menu_actions_remove_and_reindex(
+    window: MainWindow, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    report = write_pdf(tmp_path / "report.pdf")
+    fleet = write_pdf(tmp_path / "fleet.pdf", [("Fleet", "The vans are serviced yearly.")])
+    loop.run_until_complete(window.add_paths([report, fleet]))
+    window.documents.reindex_requested.emit([str(report)])
+    assert window.indexing is not None
+    loop.run_until_complete(window.indexing)
+    assert window.documents.status(report) == "ready"
+    window.documents.remove_requested.emit([str(fleet)])
+    loop.run_until_complete(window.wait_for_tasks())
+    names = [d.name for d in loop.run_until_complete(window.docent.library.documents())]
+    assert names == ["report.pdf"]
+    assert window.documents.topLevelItemCount() == 1
+
+
+def test_the_first_run_indexes_the_welcome_guide_once(
+    window: MainWindow, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    async def first_start() -> None:
+        # One coroutine: qasync drops callbacks still pending when run_until_complete returns,
+        # so a task spawned by start() must be awaited within the same run.
+        await window.start()
+        assert window.indexing is not None
+        await window.indexing
+
+    loop.run_until_complete(first_start())
+    (document,) = loop.run_until_complete(window.docent.library.documents())
+    assert document.name == "welcome-to-docent.md"
+    second = MainWindow(window.docent)
+    qtbot.addWidget(second)
+    loop.run_until_complete(second.start())
+    assert second.indexing is None
+    loop.run_until_complete(second.shutdown())

@@ -1,0 +1,37 @@
+"""What the window remembers between runs: its geometry and the documents in scope."""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class WindowState:
+    geometry: str = ""  # base64 of QWidget.saveGeometry()
+    scope: list[str] = field(default_factory=list)  # paths of the ticked documents
+    first_run_done: bool = False
+
+    @classmethod
+    def load(cls, path: Path) -> WindowState:
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            return cls(
+                geometry=str(raw.get("geometry", "")),
+                scope=[str(p) for p in raw.get("scope", [])],
+                first_run_done=bool(raw.get("first_run_done", False)),
+            )
+        except (OSError, ValueError, AttributeError):
+            return cls()  # missing or damaged: start fresh, it is only convenience
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
+
+    def geometry_bytes(self) -> bytes:
+        return base64.b64decode(self.geometry) if self.geometry else b""
+
+    def set_geometry(self, data: bytes) -> None:
+        self.geometry = base64.b64encode(data).decode("ascii")
