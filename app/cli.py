@@ -68,7 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     bench = commands.add_parser("bench", help="measure Docent against its baselines")
-    bench.add_argument("suite", choices=["core"])
+    bench.add_argument(
+        "suite", choices=["core", "gui"], help="gui: longest GUI-thread stall (runs the window)"
+    )
     bench.add_argument("--quick", action="store_true", help="a CI-sized run")
     bench.add_argument("--out", type=Path, default=None, help="write results.json here")
     return parser

@@ -15,6 +15,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ui.main import run
 
         return run(arguments[1:])
+    if arguments[:2] == ["bench", "gui"]:
+        from ui.stall_bench import main as bench_gui
+
+        return bench_gui(arguments[2:])
     from app.cli import main as cli_main
 
     return cli_main(arguments)

@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from app.bootstrap import Docent
 from tests.documents import write_encrypted_pdf, write_pdf
 from ui.main_window import MainWindow
+from ui.stall_bench import measure
 
 
 @pytest.fixture
@@ -179,3 +180,15 @@ def test_the_first_run_indexes_the_welcome_guide_once(
     loop.run_until_complete(second.start())
     assert second.indexing is None
     loop.run_until_complete(second.shutdown())
+
+
+def test_the_stall_meter_reports_ticks_while_indexing_and_answering(
+    window: MainWindow, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    report = write_pdf(tmp_path / "report.pdf")
+    loop.run_until_complete(window.add_paths([report]))
+    result = loop.run_until_complete(measure(window, report, "How long are invoices kept?"))
+    assert result.ticks > 10
+    assert result.tokens > 0
+    assert result.pages == 4
+    assert 0 <= result.p99_lateness_ms <= result.longest_stall_ms
