@@ -32,6 +32,7 @@ from app.llm.engine import CancelToken
 from ui.conversation import ConversationPanel
 from ui.documents_panel import DocumentsPanel
 from ui.page_preview import PagePreview
+from ui.session_panel import SessionPanel
 from ui.window_state import WindowState
 
 
@@ -72,6 +73,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Docent")
         self.setAcceptDrops(True)
         self.documents = DocumentsPanel()
+        self.session = SessionPanel()
         self.documents.remove_requested.connect(self.remove)
         self.documents.reindex_requested.connect(
             lambda paths: self.add_paths([Path(p) for p in paths], force=True)
@@ -94,8 +96,12 @@ class MainWindow(QMainWindow):
         right_layout = QVBoxLayout(right)
         right_layout.addWidget(self.conversation, 1)
         right_layout.addLayout(ask_row)
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.documents)
+        left.addWidget(self.session)
+        left.setSizes([420, 280])
         splitter = QSplitter()
-        splitter.addWidget(self.documents)
+        splitter.addWidget(left)
         splitter.addWidget(right)
         splitter.setSizes([380, 700])
         self.setCentralWidget(splitter)
@@ -239,6 +245,7 @@ class MainWindow(QMainWindow):
                 if isinstance(event, Token):
                     self.token_shown.emit()
                 elif isinstance(event, Finished):
+                    self.session.add(event.metrics)
                     self.statusBar().showMessage(event.metrics.footer(), 10000)
         finally:
             self.stop_button.setEnabled(False)

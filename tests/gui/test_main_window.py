@@ -9,6 +9,7 @@ import pytest
 import qasync
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.bootstrap import Docent
@@ -18,15 +19,17 @@ from ui.stall_bench import measure
 
 
 @pytest.fixture
-def window(qtbot: QtBot, loop: qasync.QEventLoop) -> Iterator[MainWindow]:
+def window(qapp: QApplication, loop: qasync.QEventLoop) -> Iterator[MainWindow]:
     docent = Docent.from_environment()
     loop.run_until_complete(docent.open())
     main_window = MainWindow(docent)
-    qtbot.addWidget(main_window)
     main_window.show()
     yield main_window
+    # Not qtbot.addWidget: pytest-qt would delete the window before this shutdown runs.
     loop.run_until_complete(main_window.shutdown())
     loop.run_until_complete(docent.close())
+    main_window.close()
+    main_window.deleteLater()
 
 
 def drop(window: MainWindow, *paths: Path) -> None:
@@ -75,6 +78,12 @@ def test_ask_streams_an_answer_with_its_badge_and_sources(
     badge = window.conversation.badge.text()
     assert badge.startswith("route: local (qwen2.5-coder-0.5b) · why: ")
     assert "$0.0000" in badge
+    history = loop.run_until_complete(window.docent.library.read(lambda s: s.history()))
+    assert f"TTFT {history[0]['ttft_s']:.2f} s" in badge  # the badge shows what was recorded
+    assert f"{history[0]['prompt_tokens']}+{history[0]['completion_tokens']} tokens" in badge
+    assert window.session.summary.text() == "Session: 1 answers (local 1) · cost $0.0000"
+    total = window.session.series[("local", "total")].points()
+    assert [round(p.y(), 6) for p in total] == [round(history[0]["total_s"], 6)]
     assert not window.stop_button.isEnabled()
 
 

@@ -1,0 +1,89 @@
+"""The session at a glance: answers per route, what they cost, and how long each one took."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from PySide6.QtCharts import QChart, QChartView, QScatterSeries, QValueAxis
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from app.metrics import AnswerMetrics
+
+ROUTE_COLOURS = {
+    "local": QColor(46, 125, 50),
+    "cloud": QColor(21, 101, 192),
+    "cache": QColor(120, 120, 120),
+    "fallback": QColor(230, 81, 0),
+}
+
+
+class SessionPanel(QWidget):
+    """Totals and a latency chart (TTFT: small dots, total: large), coloured by route.
+
+    No signals: the window hands it each finished answer's metrics.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.routes: Counter[str] = Counter()
+        self.cost_usd = 0.0
+        self.answers = 0
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.chart = QChart()
+        self.chart.setTitle("Latency per answer (s)")
+        self.chart.legend().setAlignment(Qt.AlignmentFlag.AlignBottom)
+        self.x_axis = QValueAxis()
+        self.x_axis.setLabelFormat("%d")
+        self.x_axis.setTitleText("answer")
+        self.y_axis = QValueAxis()
+        self.y_axis.setTitleText("seconds")
+        self.chart.addAxis(self.x_axis, Qt.AlignmentFlag.AlignBottom)
+        self.chart.addAxis(self.y_axis, Qt.AlignmentFlag.AlignLeft)
+        self.series: dict[tuple[str, str], QScatterSeries] = {}
+        view = QChartView(self.chart)
+        view.setRenderHint(QPainter.RenderHint.Antialiasing)
+        view.setMinimumHeight(220)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.summary)
+        layout.addWidget(view, 1)
+        self._show_summary()
+
+    def add(self, metrics: AnswerMetrics) -> None:
+        self.answers += 1
+        self.routes[metrics.route] += 1
+        self.cost_usd += metrics.cost_usd
+        for measure, value in (("TTFT", metrics.ttft_s), ("total", metrics.total_s)):
+            if value is not None:
+                self._series(metrics.route, measure).append(self.answers, value)
+        top = max(
+            (point.y() for series in self.series.values() for point in series.points()),
+            default=1.0,
+        )
+        self.x_axis.setRange(0, max(2, self.answers + 1))
+        self.y_axis.setRange(0, top * 1.15)
+        self._show_summary()
+
+    def _series(self, route: str, measure: str) -> QScatterSeries:
+        key = (route, measure)
+        if key not in self.series:
+            series = QScatterSeries()
+            series.setName(f"{route} {measure}")
+            series.setColor(ROUTE_COLOURS.get(route, QColor(0, 0, 0)))
+            series.setMarkerSize(7 if measure == "TTFT" else 12)
+            self.chart.addSeries(series)
+            series.attachAxis(self.x_axis)
+            series.attachAxis(self.y_axis)
+            self.series[key] = series
+        return self.series[key]
+
+    def _show_summary(self) -> None:
+        per_route = " · ".join(f"{route} {count}" for route, count in sorted(self.routes.items()))
+        self.summary.setText(
+            f"Session: {self.answers} answers"
+            + (f" ({per_route})" if per_route else "")
+            + f" · cost ${self.cost_usd:.4f}"
+        )
