@@ -63,7 +63,9 @@ class SessionPanel(QWidget):
             (point.y() for series in self.series.values() for point in series.points()),
             default=1.0,
         )
-        self.x_axis.setRange(0, max(2, self.answers + 1))
+        end = max(2, self.answers + 1)
+        self.x_axis.setRange(0, end)
+        self.x_axis.setTickCount(end + 1)  # a tick per answer: labels are whole numbers
         self.y_axis.setRange(0, top * 1.15)
         self._show_summary()
 
