@@ -1,7 +1,8 @@
-"""The conversation: questions, answers streaming in as plain text, and each answer's badge.
+"""The conversation: questions, answers streaming in, and each answer's badge.
 
-Text from documents and models is only ever inserted as plain text: nothing in it is rendered as
-HTML, so nothing in it can run or load.
+An answer streams as plain text and is re-rendered as Markdown when it is finished, with HTML
+disabled: nothing from a document or a model is ever rendered as HTML, so nothing in it can run
+or load (no images, no links but the ones Docent makes for sources).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import QTimer, QUrl, Signal
-from PySide6.QtGui import QTextCharFormat, QTextCursor
+from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from app.answering import (
@@ -21,6 +22,11 @@ from app.answering import (
     Source,
     SourcesFound,
     Token,
+)
+
+_SAFE_MARKDOWN = (
+    QTextDocument.MarkdownFeature.MarkdownDialectGitHub
+    | QTextDocument.MarkdownFeature.MarkdownNoHTML
 )
 
 
@@ -51,9 +57,11 @@ class ConversationPanel(QWidget):
         self._route = ""
         self._first_token_at: float | None = None
         self._links: dict[str, Source] = {}
+        self._answer_start = 0
 
     def begin(self, question: str) -> None:
         self._write(f"\n\nQ: {question}\nA: ")
+        self._answer_start = self._end()
         self._asked_at = time.perf_counter()
         self._first_token_at = None
         self._route = "routing…"
@@ -73,8 +81,9 @@ class ConversationPanel(QWidget):
                 self._write(text)
             case Citation():
                 pass  # listed with the sources when the answer is finished
-            case Finished(citations=citations, metrics=metrics, cancelled=cancelled):
+            case Finished(answer=answer, citations=citations, metrics=metrics, cancelled=cancelled):
                 self._ticker.stop()
+                self._render_markdown(answer)
                 if cancelled:
                     self._write(" [stopped]")
                 if citations:
@@ -96,6 +105,22 @@ class ConversationPanel(QWidget):
         else:
             ttft = f"TTFT {self._first_token_at - self._asked_at:.2f} s"
         self.badge.setText(f"{self._route} · {ttft}")
+
+    def _render_markdown(self, answer: str) -> None:
+        """Replace the streamed plain text with its Markdown rendering. MarkdownNoHTML: any HTML
+        in the answer (echoed from a document, or invented) shows as text, never as markup."""
+        cursor = self.transcript.textCursor()
+        cursor.setPosition(self._answer_start)
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        cursor.insertMarkdown(answer, _SAFE_MARKDOWN)
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        self.transcript.setTextCursor(cursor)
+
+    def _end(self) -> int:
+        cursor = self.transcript.textCursor()
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        return cursor.position()
 
     def _link(self, text: str, source: Source) -> None:
         href = f"docent-source:{len(self._links)}"
