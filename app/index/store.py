@@ -168,7 +168,6 @@ class Store:
                 self._insert_chunks(document_id, batch)
                 count += len(batch)
             self.db.execute("UPDATE documents SET chunks = ? WHERE id = ?", [count, document_id])
-            self._bump_version()
         return document_id
 
     def _insert_chunks(self, document_id: int, batch: list[Chunk]) -> None:
@@ -193,10 +192,7 @@ class Store:
 
     def remove_document(self, document_id: int) -> bool:
         with self.db.atomic():
-            removed = self._delete(document_id)
-            if removed:
-                self._bump_version()
-        return removed
+            return self._delete(document_id)
 
     def _delete(self, document_id: int) -> bool:
         self.db.execute(
@@ -204,16 +200,6 @@ class Store:
             [document_id],
         )
         return self.db.execute("DELETE FROM documents WHERE id = ?", [document_id]).rowcount > 0
-
-    def _bump_version(self) -> None:
-        """The index version changes with every write: answer caches key on it."""
-        self.db.execute(
-            """INSERT INTO meta (key, value) VALUES ('index_version', '1')
-               ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"""
-        )
-
-    def index_version(self) -> int:
-        return int(self.get_meta("index_version") or 0)
 
     # --- search ----------------------------------------------------------------------------
 
