@@ -18,7 +18,7 @@ from app.ingest import Ingestor
 from app.llm.local import LocalEngine, LocalModelConfig
 from app.paths import Paths
 from app.routing import LocalOnlyPolicy
-from app.settings import Settings
+from app.settings import LocalModelSettings, Settings
 from app.workers import SerialWorker
 
 
@@ -53,26 +53,7 @@ class Docent:
         return lambda: E5Embedder(model.name, ensure_model(model, models_dir))
 
     def chat_model(self, progress: Progress | None = None) -> LocalModelConfig:
-        """The configured chat model: a catalog name, or the path of the user's own GGUF file."""
-        local = self.settings.local
-        choice = local.chat_model
-        if choice.lower().endswith(".gguf") or Path(choice).expanduser().is_absolute():
-            path = Path(choice).expanduser()
-            if not path.is_file():
-                raise ModelError(f"the chat model file {path} does not exist")
-            name = path.stem
-        else:
-            model = self.catalog.get(choice)
-            if model.role != "chat":
-                raise ModelError(f"{model.name} is an {model.role} model, not a chat model")
-            path, name = ensure_model(model, self.paths.models_dir, progress), model.name
-        return LocalModelConfig(
-            name=name,
-            path=path,
-            n_ctx=local.n_ctx,
-            n_threads=local.n_threads,
-            n_gpu_layers=local.n_gpu_layers,
-        )
+        return chat_model_config(self.settings.local, self.catalog, self.paths.models_dir, progress)
 
     async def open(self) -> None:
         """Open the index (and the embedder). Cheap enough for every CLI command."""
@@ -95,8 +76,47 @@ class Docent:
     ) -> RenderedPage:
         return await self._renderer.run(render_page, path, page, zoom, passage)
 
+    async def apply_settings(self, settings: Settings) -> None:
+        """Use new settings from now on; a changed local model reloads at the next question."""
+        reload = settings.local != self.settings.local
+        self.settings = settings
+        if reload:
+            if self._engine is not None:
+                await self._engine.close()
+            self._engine = None
+            self._answerer = None
+        elif self._answerer is not None:
+            self._answerer.settings = settings
+
     async def close(self) -> None:
         if self._engine is not None:
             await self._engine.close()
         self._renderer.shutdown()
         await self.library.close()
+
+
+def chat_model_config(
+    local: LocalModelSettings,
+    catalog: Catalog,
+    models_dir: Path,
+    progress: Progress | None = None,
+) -> LocalModelConfig:
+    """The configured chat model: a catalog name, or the path of the user's own GGUF file."""
+    choice = local.chat_model
+    if choice.lower().endswith(".gguf") or Path(choice).expanduser().is_absolute():
+        path = Path(choice).expanduser()
+        if not path.is_file():
+            raise ModelError(f"the chat model file {path} does not exist")
+        name = path.stem
+    else:
+        model = catalog.get(choice)
+        if model.role != "chat":
+            raise ModelError(f"{model.name} is an {model.role} model, not a chat model")
+        path, name = ensure_model(model, models_dir, progress), model.name
+    return LocalModelConfig(
+        name=name,
+        path=path,
+        n_ctx=local.n_ctx,
+        n_threads=local.n_threads,
+        n_gpu_layers=local.n_gpu_layers,
+    )

@@ -33,6 +33,7 @@ from ui.conversation import ConversationPanel
 from ui.documents_panel import DocumentsPanel
 from ui.page_preview import PagePreview
 from ui.session_panel import SessionPanel
+from ui.settings_dialog import SettingsDialog
 from ui.window_state import WindowState
 
 
@@ -88,6 +89,10 @@ class MainWindow(QMainWindow):
         self.stop_button.clicked.connect(self.stop)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
         QShortcut(QKeySequence.StandardKey.Open, self, self.choose_files)
+        QShortcut(QKeySequence.StandardKey.Preferences, self, self.open_settings)
+        settings_menu = self.menuBar().addMenu("&Docent")
+        settings_menu.addAction("Add documents…", self.choose_files)
+        settings_menu.addAction("Settings…", self.open_settings)
 
         ask_row = QHBoxLayout()
         ask_row.addWidget(self.question, 1)
@@ -209,6 +214,12 @@ class MainWindow(QMainWindow):
         await self.docent.library.embed_pending(show)
         await self.refresh()
         self.statusBar().showMessage("Library up to date.", 5000)
+
+    def open_settings(self) -> SettingsDialog:
+        dialog = SettingsDialog(self.docent, self)
+        dialog.applied.connect(lambda: self.statusBar().showMessage("Settings applied.", 5000))
+        dialog.show()
+        return dialog
 
     def show_source(self, source: Source) -> PagePreview:
         preview = PagePreview(self.docent, Path(source.path), source.page, source.text, self)
