@@ -55,6 +55,10 @@ class Docent:
     def chat_model(self, progress: Progress | None = None) -> LocalModelConfig:
         return chat_model_config(self.settings.local, self.catalog, self.paths.models_dir, progress)
 
+    @property
+    def chat_model_loaded(self) -> bool:
+        return self._engine is not None
+
     async def open(self) -> None:
         """Open the index (and the embedder). Cheap enough for every CLI command."""
         await self.library.open()

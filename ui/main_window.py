@@ -17,6 +17,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence, 
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
+    QLabel,
     QMainWindow,
     QPlainTextEdit,
     QPushButton,
@@ -35,6 +36,13 @@ from ui.page_preview import PagePreview
 from ui.session_panel import SessionPanel
 from ui.settings_dialog import SettingsDialog
 from ui.window_state import WindowState
+
+
+def _file_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 class QuestionBox(QPlainTextEdit):
@@ -112,6 +120,11 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(splitter)
         self.resize(1100, 700)
         self.statusBar().showMessage("Drop documents here, or press Ctrl+O.")
+        self.model_state = QLabel()
+        self.library_state = QLabel()
+        self.statusBar().addPermanentWidget(self.library_state)
+        self.statusBar().addPermanentWidget(self.model_state)
+        self._show_model_state()
 
         self._state_file = docent.paths.config_dir / "window.json"
         self.state = WindowState.load(self._state_file)
@@ -146,7 +159,20 @@ class MainWindow(QMainWindow):
         await self.wait_for_tasks()
 
     async def refresh(self) -> None:
-        self.documents.show_library(await self.docent.library.documents())
+        documents = await self.docent.library.documents()
+        self.documents.show_library(documents)
+        size = await asyncio.to_thread(_file_size, self.docent.paths.database)
+        chunks = sum(d.chunks for d in documents)
+        self.library_state.setText(
+            f"Library: {len(documents)} documents, {chunks} chunks, {size / 2**20:.1f} MB"
+        )
+
+    def _show_model_state(self, loading: bool = False) -> None:
+        name = self.docent.settings.local.chat_model
+        state = "loading…" if loading else "ready" if self.docent.chat_model_loaded else "idle"
+        self.model_state.setText(
+            f"Local model: {Path(name).stem if name.endswith('.gguf') else name} ({state})"
+        )
 
     async def start(self) -> None:
         """Show the library and restore the scope; on the very first run, index the guide."""
@@ -218,6 +244,7 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> SettingsDialog:
         dialog = SettingsDialog(self.docent, self)
         dialog.applied.connect(lambda: self.statusBar().showMessage("Settings applied.", 5000))
+        dialog.applied.connect(self._show_model_state)
         dialog.show()
         return dialog
 
@@ -249,7 +276,9 @@ class MainWindow(QMainWindow):
         self.stop_button.setEnabled(True)
         self.conversation.begin(question)
         try:
+            self._show_model_state(loading=not self.docent.chat_model_loaded)
             answerer = await self.docent.answerer()
+            self._show_model_state()
             scope = self.documents.scope()
             async for event in answerer.answer(question, scope, cancel):
                 self.conversation.apply(event)

@@ -59,6 +59,8 @@ def test_dropped_files_index_and_a_bad_one_shows_its_reason(
     assert window.documents.status(locked) == (
         "failed: encrypted: it needs a password, and Docent cannot index it"
     )
+    assert window.library_state.text().startswith("Library: 1 documents, 4 chunks, ")
+    assert window.model_state.text() == "Local model: qwen2.5-coder-0.5b (idle)"
 
 
 def test_ask_streams_an_answer_with_its_badge_and_sources(
@@ -85,6 +87,7 @@ def test_ask_streams_an_answer_with_its_badge_and_sources(
     total = window.session.series[("local", "total")].points()
     assert [round(p.y(), 6) for p in total] == [round(history[0]["total_s"], 6)]
     assert not window.stop_button.isEnabled()
+    assert window.model_state.text() == "Local model: qwen2.5-coder-0.5b (ready)"
 
 
 def test_stop_cancels_the_answer_within_a_token(
