@@ -146,7 +146,10 @@ async def _index_once(database: Path, files: Sequence[Path]) -> float:
 
 
 async def bench_indexing(work: Path, files: Sequence[Path], repeats: int) -> Measure:
-    pages = sum(pymupdf.open(path).page_count for path in files)
+    pages = 0
+    for path in files:
+        with pymupdf.open(path) as doc:
+            pages += doc.page_count
     measure = Measure(
         "indexing (keyword-searchable)",
         "pages/s",

@@ -25,6 +25,9 @@ from app.index.terms import index_form, match_expression, selective_terms
 
 _BATCH = 64
 EMBEDDING_MODEL_KEY = "embedding_model"
+_CHUNK_ROWS = """SELECT c.id, c.document_id, d.path, d.title, c.ordinal, c.page, c.page_label,
+                        c.heading, c.text
+                 FROM chunks c JOIN documents d ON d.id = c.document_id"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,19 +124,23 @@ class Store:
     # --- documents -------------------------------------------------------------------------
 
     def documents(self) -> list[DocumentInfo]:
-        rows = self.db.execute(
-            """SELECT d.*, (SELECT count(*) FROM vectors v JOIN chunks c ON c.id = v.chunk_id
-                            WHERE c.document_id = d.id) AS embedded
-               FROM documents d ORDER BY d.title COLLATE NOCASE, d.id"""
-        )
-        return [_document(row, rows.description) for row in rows.fetchall()]
+        return self._documents("", [])
 
     def document(self, document_id: int) -> DocumentInfo | None:
-        return next((d for d in self.documents() if d.id == document_id), None)
+        return next(iter(self._documents("WHERE d.id = ?", [document_id])), None)
 
     def document_by_path(self, path: str) -> DocumentInfo | None:
-        row = self.db.execute("SELECT id FROM documents WHERE path = ?", [path]).fetchone()
-        return self.document(int(row[0])) if row else None
+        """Called for every file an index run sees: one indexed row, not the whole library."""
+        return next(iter(self._documents("WHERE d.path = ?", [path])), None)
+
+    def _documents(self, where: str, parameters: list[Any]) -> list[DocumentInfo]:
+        rows = self.db.execute(
+            f"""SELECT d.*, (SELECT count(*) FROM vectors v JOIN chunks c ON c.id = v.chunk_id
+                             WHERE c.document_id = d.id) AS embedded
+                FROM documents d {where} ORDER BY d.title COLLATE NOCASE, d.id""",
+            parameters,
+        )
+        return [_document(row, rows.description) for row in rows.fetchall()]
 
     def write_document(self, document: NewDocument, chunks: Iterable[Chunk]) -> int:
         """Replace any earlier version of the document with this one, in one transaction.
@@ -240,24 +247,17 @@ class Store:
             return {}
         marks = ",".join("?" * len(ids))
         rows = self.db.execute(
-            f"""SELECT c.id, c.document_id, d.path, d.title, c.ordinal, c.page, c.page_label,
-                       c.heading, c.text
-                FROM chunks c JOIN documents d ON d.id = c.document_id
-                WHERE c.id IN ({marks})""",
+            f"{_CHUNK_ROWS} WHERE c.id IN ({marks})",
             list(ids),
         ).fetchall()
         return {int(row[0]): StoredChunk(*row) for row in rows}
 
     def page_chunks(self, document_id: int, page: int) -> list[StoredChunk]:
-        ids = [
-            int(r[0])
-            for r in self.db.execute(
-                "SELECT id FROM chunks WHERE document_id = ? AND page = ? ORDER BY ordinal",
-                [document_id, page],
-            ).fetchall()
-        ]
-        found = self.chunks(ids)
-        return [found[i] for i in ids]
+        rows = self.db.execute(
+            f"{_CHUNK_ROWS} WHERE c.document_id = ? AND c.page = ? ORDER BY c.ordinal",
+            [document_id, page],
+        ).fetchall()
+        return [StoredChunk(*row) for row in rows]
 
     # --- embeddings ------------------------------------------------------------------------
 
