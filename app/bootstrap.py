@@ -18,6 +18,7 @@ from app.ingest import Ingestor
 from app.llm.local import LocalEngine, LocalModelConfig
 from app.paths import Paths
 from app.routing import LocalOnlyPolicy
+from app.secrets import SecretStore
 from app.settings import LocalModelSettings, Settings
 from app.workers import SerialWorker
 
@@ -62,6 +63,14 @@ class Docent:
     async def open(self) -> None:
         """Open the index (and the embedder). Cheap enough for every CLI command."""
         await self.library.open()
+
+    async def secret_store(self) -> SecretStore:
+        """The keychain (or the consented key file); detecting it talks to D-Bus: off the loop."""
+        return await asyncio.to_thread(
+            SecretStore.open,
+            self.paths.config_dir,
+            plaintext_consent=self.settings.secrets.plaintext_file_consent,
+        )
 
     async def answerer(self, progress: Progress | None = None) -> Answerer:
         """The answering pipeline; loads the chat model on first use."""

@@ -1,17 +1,19 @@
 """Typed, described, versioned settings, stored as JSON in the config folder.
 
-Secrets never live here: cloud keys go to the OS keychain (see the desktop and cloud issues).
+Secrets never live here: cloud keys go to the OS keychain (`app.secrets`), and header or
+environment entries that look like credentials are refused with a pointer to the key field.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from app.errors import DocentError
 
@@ -54,10 +56,133 @@ class RetrievalSettings(_Section):
     )
 
 
+NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
+_CREDENTIAL_NAME = re.compile(r"authorization|api[_-]?key|token|secret|password", re.IGNORECASE)
+
+
+def _refuse_credentials(entries: dict[str, str], what: str) -> dict[str, str]:
+    for name in entries:
+        if _CREDENTIAL_NAME.search(name):
+            raise ValueError(
+                f"{what} {name!r} looks like a credential; put it in the key field instead "
+                "(keys are kept in the keychain, never in the settings file)"
+            )
+    return entries
+
+
+def _http_url(url: str) -> str:
+    if not re.match(r"^https?://[^/\s]+", url):
+        raise ValueError("must be an http:// or https:// URL")
+    return url.rstrip("/")
+
+
+class ProviderSettings(_Section):
+    """An OpenAI-compatible endpoint, reached through Docent's own MCP gateway."""
+
+    name: str = Field(pattern=NAME_PATTERN, description="Short name, e.g. openrouter.")
+    base_url: str = Field(description="Base URL ending before /chat/completions, e.g. …/v1.")
+    models: list[str] = Field(min_length=1, description="Model names this provider serves.")
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url_is_http(cls, url: str) -> str:
+        return _http_url(url)
+
+
+class ToolArguments(_Section):
+    """How a chat request maps onto a server's tool arguments; empty = not sent."""
+
+    messages: str = "messages"
+    prompt: str = ""
+    model: str = "model"
+    max_tokens: str = "max_tokens"
+    temperature: str = "temperature"
+
+
+class McpServerSettings(_Section):
+    """Any MCP server whose tool runs a chat completion, in the shape other MCP clients use."""
+
+    name: str = Field(pattern=NAME_PATTERN)
+    transport: Literal["stdio", "streamable-http", "sse"] = "stdio"
+    command: str = ""
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    url: str = ""
+    headers: dict[str, str] = Field(default_factory=dict)
+    key_env: str = Field(
+        "", description="stdio: the environment variable that receives the keychain-held key."
+    )
+    chat_tool: str = Field("chat", min_length=1)
+    arguments: ToolArguments = Field(default_factory=ToolArguments)
+    models: list[str] = Field(min_length=1)
+    enabled: bool = True
+
+    @field_validator("env")
+    @classmethod
+    def _env_without_credentials(cls, env: dict[str, str]) -> dict[str, str]:
+        return _refuse_credentials(env, "environment variable")
+
+    @field_validator("headers")
+    @classmethod
+    def _headers_without_credentials(cls, headers: dict[str, str]) -> dict[str, str]:
+        return _refuse_credentials(headers, "header")
+
+    @model_validator(mode="after")
+    def _transport_needs_its_target(self) -> McpServerSettings:
+        if self.transport == "stdio" and not self.command.strip():
+            raise ValueError("a stdio server needs a command")
+        if self.transport != "stdio":
+            _http_url(self.url)
+        return self
+
+
+class RoutingSettings(_Section):
+    mode: Literal["auto", "local", "cloud"] = Field(
+        "auto", description="auto: the router picks per question; or always local / cloud."
+    )
+    privacy: Literal["never", "excerpts", "standard"] = Field(
+        "excerpts",
+        description="never: nothing leaves the machine; excerpts: only the question and the "
+        "retrieved excerpts (no file names or history); standard: also document titles.",
+    )
+    monthly_budget_usd: float = Field(5.0, ge=0.0, le=100000.0)
+    cache_ttl_s: int = Field(300, ge=0, le=86400, description="Answer cache lifetime; 0 = off.")
+    cascade: bool = Field(
+        False, description="Answer locally first; escalate with the draft when the check fails."
+    )
+    topic_models: dict[str, str] = Field(
+        default_factory=dict, description="Topic (math, code, …) → cloud model."
+    )
+
+
+class CloudSettings(_Section):
+    providers: list[ProviderSettings] = Field(default_factory=list)
+    servers: list[McpServerSettings] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> CloudSettings:
+        names = [item.name for item in self.providers] + [item.name for item in self.servers]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"names must be unique: {', '.join(duplicates)}")
+        return self
+
+
+class SecretSettings(_Section):
+    plaintext_file_consent: bool = Field(
+        False,
+        description="Where no keychain exists, the user agreed to keep keys in a labelled "
+        "owner-only (0600) plain-text file.",
+    )
+
+
 class Settings(_Section):
     version: int = SETTINGS_VERSION
     local: LocalModelSettings = Field(default_factory=LocalModelSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    routing: RoutingSettings = Field(default_factory=RoutingSettings)
+    cloud: CloudSettings = Field(default_factory=CloudSettings)
+    secrets: SecretSettings = Field(default_factory=SecretSettings)
     embedding_model: str = Field(
         "multilingual-e5-small", description="Embedding model name from the catalog."
     )

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.paths import Paths
+from tests.keychain import gnome_keyring
 
 REPO = Path(__file__).resolve().parent.parent
 # Bundled models are joined once (500 MB) into the repo's ignored cache and reused by every test.
@@ -23,9 +24,27 @@ def isolated_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     for variable in ("DOCENT_CONFIG_DIR", "DOCENT_DATA_DIR", "DOCENT_CACHE_DIR"):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))  # nothing may touch the real home
+    # Nor the user's keychain: no keychain at all, unless a test asks for the `keychain` fixture.
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
     paths = Paths.from_environment()
     paths.create()
     return paths
+
+
+@pytest.fixture
+def keychain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A real, private GNOME Keyring (Secret Service) for this test."""
+    with gnome_keyring(tmp_path / "keychain", monkeypatch):
+        yield
+
+
+def files_containing(folder: Path, needle: str) -> list[Path]:
+    return [
+        path
+        for path in folder.rglob("*")
+        if path.is_file() and needle.encode() in path.read_bytes()
+    ]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

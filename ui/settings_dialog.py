@@ -1,6 +1,6 @@
-"""Settings for the local model and retrieval. Invalid values are refused with the reason next to
-their field; valid ones are saved and applied without a restart (the model reloads on the next
-question). Cloud providers and their keychain-held keys arrive with the cloud issue."""
+"""Settings: local model and retrieval, cloud providers and MCP servers with keychain-held keys,
+routing and privacy. Invalid values are refused with the reason next to their field; valid ones
+are saved and applied without a restart (the model reloads on the next question)."""
 
 from __future__ import annotations
 
@@ -10,22 +10,29 @@ from typing import Any
 from pydantic import ValidationError
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
+    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPlainTextEdit,
     QPushButton,
     QSpinBox,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from app.bootstrap import Docent, chat_model_config
 from app.catalog import ModelError
-from app.settings import Settings
+from app.secrets import SecretStore, SecretStoreError, provider_key, server_key
+from app.settings import McpServerSettings, RoutingSettings, Settings
+from ui.cloud_settings import PROVIDER_FIELDS, SERVER_FIELDS, Entry, EntryList
 
 # (section, field, label, minimum, maximum); 0 threads means "as many as the CPU has".
 _NUMBERS = (
@@ -66,15 +73,109 @@ class SettingsDialog(QDialog):
             self.numbers[f"{section}.{name}"] = box
             form.addRow(label, box)
             form.addRow("", self._error_label(f"{section}.{name}"))
+        local_page = QWidget()
+        local_page.setLayout(form)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(local_page, "Local model")
+        self.tabs.addTab(self._cloud_page(docent.settings), "Cloud")
+        self.tabs.addTab(self._routing_page(docent.settings.routing), "Routing && privacy")
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
         buttons.accepted.connect(self.submit)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addLayout(form)
+        layout.addWidget(self.tabs)
         layout.addWidget(buttons)
         self.applying: asyncio.Task[bool] | None = None
+        self.loading = asyncio.ensure_future(self._load_keys())
+
+    def _cloud_page(self, settings: Settings) -> QWidget:
+        self.keychain = QLabel("Looking for the keychain…")
+        self.keychain.setWordWrap(True)
+        self.consent = QCheckBox(
+            "Keep keys in a plain-text file that only my user can read (NOT encrypted)"
+        )
+        self.consent.setChecked(settings.secrets.plaintext_file_consent)
+        self.consent.hide()
+        self.providers = EntryList(
+            "OpenAI-compatible providers",
+            PROVIDER_FIELDS,
+            {"name": "", "base_url": "https://", "models": []},
+        )
+        self.servers = EntryList(
+            "MCP servers", SERVER_FIELDS, McpServerSettings.model_construct().model_dump()
+        )
+        self.providers.load([Entry(item.model_dump()) for item in settings.cloud.providers])
+        self.servers.load([Entry(item.model_dump()) for item in settings.cloud.servers])
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addWidget(self.keychain)
+        layout.addWidget(self.consent)
+        layout.addWidget(self.providers)
+        layout.addWidget(self.servers)
+        return page
+
+    def _routing_page(self, routing: RoutingSettings) -> QWidget:
+        self.mode = QComboBox()
+        self.mode.addItems(["auto", "local", "cloud"])
+        self.mode.setCurrentText(routing.mode)
+        self.privacy = QComboBox()
+        self.privacy.addItems(["never", "excerpts", "standard"])
+        self.privacy.setCurrentText(routing.privacy)
+        self.budget = QDoubleSpinBox()
+        self.budget.setRange(0.0, 100000.0)
+        self.budget.setPrefix("$ ")
+        self.budget.setValue(routing.monthly_budget_usd)
+        self.cache_ttl = QSpinBox()
+        self.cache_ttl.setRange(0, 86400)
+        self.cache_ttl.setSuffix(" s")
+        self.cache_ttl.setValue(routing.cache_ttl_s)
+        self.cascade = QCheckBox("Answer locally first; escalate when the draft fails its check")
+        self.cascade.setChecked(routing.cascade)
+        self.topics = QPlainTextEdit(
+            "\n".join(f"{topic}={model}" for topic, model in routing.topic_models.items())
+        )
+        self.topics.setFixedHeight(60)
+        form = QFormLayout()
+        for label, widget in (
+            ("Route", self.mode),
+            ("Privacy", self.privacy),
+            ("Monthly cloud budget", self.budget),
+            ("Answer cache lifetime (0 = off)", self.cache_ttl),
+            ("", self.cascade),
+            ("Model per topic (topic=model per line)", self.topics),
+        ):
+            form.addRow(label, widget)
+        form.addRow("", self._error_label("routing"))
+        form.addRow(
+            QLabel(
+                "<i>never</i>: nothing leaves this machine. <i>excerpts</i>: a cloud model sees "
+                "the question and the retrieved excerpts only. <i>standard</i>: also document "
+                "titles."
+            )
+        )
+        page = QWidget()
+        page.setLayout(form)
+        return page
+
+    async def _load_keys(self) -> None:
+        """Find the keychain and which entries already have a key (shown masked)."""
+        store = await self.docent.secret_store()
+        self._show_keychain(store)
+        for entries, key_name in (
+            (self.providers.entries, provider_key),
+            (self.servers.entries, server_key),
+        ):
+            for entry in entries:
+                entry.stored_as = entry.values["name"]
+                entry.stored_key = await asyncio.to_thread(store.get, key_name(entry.stored_as))
+        self.providers.refresh()
+        self.servers.refresh()
+
+    def _show_keychain(self, store: SecretStore) -> None:
+        self.keychain.setText(store.describe())
+        self.consent.setVisible(not store.available or store.is_plaintext)
 
     def _error_label(self, key: str) -> QLabel:
         label = QLabel()
@@ -98,6 +199,22 @@ class SettingsDialog(QDialog):
             if key == "local.n_threads" and value == 0:
                 value = None
             raw[section][name] = value
+        raw["cloud"] = {"providers": self.providers.values(), "servers": self.servers.values()}
+        raw["routing"] = {
+            "mode": self.mode.currentText(),
+            "privacy": self.privacy.currentText(),
+            "monthly_budget_usd": self.budget.value(),
+            "cache_ttl_s": self.cache_ttl.value(),
+            "cascade": self.cascade.isChecked(),
+            "topic_models": {
+                topic.strip(): model.strip()
+                for topic, _, model in (
+                    line.partition("=") for line in self.topics.toPlainText().splitlines()
+                )
+                if topic.strip()
+            },
+        }
+        raw["secrets"] = {"plaintext_file_consent": self.consent.isChecked()}
         return raw
 
     def submit(self) -> asyncio.Task[bool]:
@@ -107,11 +224,13 @@ class SettingsDialog(QDialog):
     async def _apply(self, raw: dict[str, Any]) -> bool:
         for label in self.errors.values():
             label.hide()
+        self.providers.clear_error()
+        self.servers.clear_error()
         try:
             settings = Settings.model_validate(raw)
         except ValidationError as error:
             for issue in error.errors():
-                self._show(".".join(str(part) for part in issue["loc"]), issue["msg"])
+                self._show_issue(issue["loc"], issue["msg"])
             return False
         try:  # the model file must exist; joining a bundled one may take seconds: off the loop
             await asyncio.to_thread(
@@ -123,11 +242,66 @@ class SettingsDialog(QDialog):
         except ModelError as error:
             self._show("local.chat_model", str(error))
             return False
+        if not await self._store_keys(settings):
+            return False
         await asyncio.to_thread(settings.save, self.docent.paths.settings_file)
         await self.docent.apply_settings(settings)
         self.applied.emit()
         self.accept()
         return True
+
+    async def _store_keys(self, settings: Settings) -> bool:
+        """Keys typed, renamed or removed since the dialog opened, into the keychain."""
+        store = await asyncio.to_thread(
+            SecretStore.open,
+            self.docent.paths.config_dir,
+            plaintext_consent=settings.secrets.plaintext_file_consent,
+        )
+        for entry_list, key_name in ((self.providers, provider_key), (self.servers, server_key)):
+            operations: list[tuple[str, str | None]] = []  # (key name, secret or None = delete)
+            for entry in entry_list.entries:
+                name = entry.values["name"]
+                secret = entry.new_key or (entry.stored_key if entry.stored_as != name else None)
+                if secret:
+                    operations.append((key_name(name), secret))
+                if entry.stored_as and entry.stored_as != name:
+                    operations.append((key_name(entry.stored_as), None))
+            operations += [
+                (key_name(gone.stored_as), None) for gone in entry_list.removed if gone.stored_as
+            ]
+            if any(secret for _, secret in operations) and not store.available:
+                self._show_keychain(store)
+                entry_list.show_error(
+                    -1,
+                    f"{store.describe()} Tick the box above to keep keys in a plain-text file, "
+                    "or leave the key fields empty.",
+                )
+                return False
+            try:
+                for name, secret in operations:
+                    if secret is None:
+                        await asyncio.to_thread(store.delete, name)
+                    else:
+                        await asyncio.to_thread(store.set, name, secret)
+            except SecretStoreError as error:
+                entry_list.show_error(-1, str(error))
+                return False
+        return True
+
+    def _show_issue(self, location: tuple[int | str, ...], message: str) -> None:
+        if location[:1] == ("cloud",):
+            lists = {"providers": self.providers, "servers": self.servers}
+            entry_list = lists.get(str(location[1]) if len(location) > 1 else "", self.providers)
+            index = location[2] if len(location) > 2 and isinstance(location[2], int) else -1
+            field = ".".join(str(part) for part in location[3:])
+            entry_list.show_error(index, f"{field}: {message}" if field else message)
+            self.tabs.setCurrentIndex(1)
+        elif location[:1] == ("routing",):
+            self._show("routing", f"{'.'.join(str(part) for part in location[1:])}: {message}")
+            self.tabs.setCurrentIndex(2)
+        else:
+            self._show(".".join(str(part) for part in location), message)
+            self.tabs.setCurrentIndex(0)
 
     def _show(self, key: str, message: str) -> None:
         label = self.errors.get(key) or self.errors["local.chat_model"]

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QComboBox, QLineEdit, QPlainTextEdit
 
 from app.bootstrap import Docent
+from app.secrets import PLAINTEXT_FILE_NAME, provider_key, server_key
+from tests.conftest import files_containing
+from ui.cloud_settings import EntryList
 from ui.settings_dialog import SettingsDialog
 
 
@@ -61,4 +65,142 @@ def test_valid_settings_are_saved_and_applied_without_restart(
     assert saved["retrieval"]["top_k"] == 6
     assert docent.settings.local.n_threads == 3
     assert docent.chat_model().name == "mine"  # the next question loads this model
+    dialog.deleteLater()
+
+
+PROVIDER_KEY = "sk-or-v1-0123456789abcdef"
+SERVER_KEY = "bearer-token-fedcba9876543210"
+
+
+def fill(entry_list: EntryList, **values: str) -> None:
+    for name, value in values.items():
+        widget = entry_list.widgets[name]
+        if isinstance(widget, QComboBox):
+            widget.setCurrentText(value)
+        elif isinstance(widget, QPlainTextEdit):
+            widget.setPlainText(value)
+        else:
+            widget.setText(value)
+
+
+def opened(docent: Docent, loop: qasync.QEventLoop) -> SettingsDialog:
+    dialog = SettingsDialog(docent)
+    loop.run_until_complete(dialog.loading)
+    return dialog
+
+
+@pytest.mark.usefixtures("keychain")
+def test_cloud_keys_round_trip_through_the_keychain_and_no_file_holds_them(
+    docent: Docent, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    dialog = opened(docent, loop)
+    assert "OS keychain (SecretService" in dialog.keychain.text()
+    assert dialog.consent.isHidden()
+    dialog.providers.add()
+    fill(
+        dialog.providers,
+        name="openrouter",
+        base_url="http://127.0.0.1:9/v1",
+        models="gpt-4o-mini, claude-haiku",
+        key=PROVIDER_KEY,
+    )
+    dialog.servers.add()
+    fill(
+        dialog.servers,
+        name="team-llm",
+        transport="streamable-http",
+        url="http://127.0.0.1:9/mcp",
+        headers="X-Team: docs",
+        key=SERVER_KEY,
+        models="big",
+    )
+    assert loop.run_until_complete(dialog.submit()) is True
+    saved = json.loads(docent.paths.settings_file.read_text())
+    assert saved["cloud"]["providers"][0]["models"] == ["gpt-4o-mini", "claude-haiku"]
+    assert saved["cloud"]["servers"][0]["headers"] == {"X-Team": "docs"}
+    assert docent.settings.cloud.servers[0].url == "http://127.0.0.1:9/mcp"
+    store = loop.run_until_complete(docent.secret_store())
+    assert store.get(provider_key("openrouter")) == PROVIDER_KEY
+    assert store.get(server_key("team-llm")) == SERVER_KEY
+    for secret in (PROVIDER_KEY, SERVER_KEY):
+        assert files_containing(tmp_path, secret) == []
+    dialog.deleteLater()
+
+    again = opened(docent, loop)
+    key_field = again.providers.widgets["key"]
+    assert isinstance(key_field, QLineEdit)
+    assert key_field.text() == ""  # never shown back in full
+    assert key_field.placeholderText().startswith("stored: …cdef")
+    fill(again.providers, name="router2")  # a renamed provider keeps its key
+    again.servers.remove_current()  # a removed server's key is deleted
+    assert loop.run_until_complete(again.submit()) is True
+    assert store.get(provider_key("router2")) == PROVIDER_KEY
+    assert store.get(provider_key("openrouter")) is None
+    assert store.get(server_key("team-llm")) is None
+    again.deleteLater()
+
+
+def test_without_a_keychain_a_key_needs_explicit_consent_to_a_plain_file(
+    docent: Docent, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    dialog = opened(docent, loop)
+    assert "No OS keychain was found" in dialog.keychain.text()
+    assert not dialog.consent.isHidden()
+    dialog.providers.add()
+    fill(dialog.providers, name="groq", base_url="https://api.groq.example/v1", models="m")
+    fill(dialog.providers, key=PROVIDER_KEY)
+    assert loop.run_until_complete(dialog.submit()) is False
+    assert "Tick the box above" in dialog.providers.error.text()
+    assert not docent.paths.settings_file.exists()
+    assert files_containing(tmp_path, PROVIDER_KEY) == []
+
+    dialog.consent.setChecked(True)
+    assert loop.run_until_complete(dialog.submit()) is True
+    key_file = docent.paths.config_dir / PLAINTEXT_FILE_NAME
+    assert files_containing(tmp_path, PROVIDER_KEY) == [key_file]
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert json.loads(docent.paths.settings_file.read_text())["secrets"] == {
+        "plaintext_file_consent": True
+    }
+    dialog.deleteLater()
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"transport": "stdio", "command": ""}, "Value error, a stdio server needs a command"),
+        (
+            {"command": "npx", "env": "GITHUB_TOKEN=abc"},
+            "env: Value error, environment variable 'GITHUB_TOKEN' looks like a credential",
+        ),
+        ({"command": "npx", "models": ""}, "models: List should have at least 1 item"),
+    ],
+)
+def test_an_invalid_mcp_server_is_refused_next_to_it(
+    docent: Docent, loop: qasync.QEventLoop, values: dict[str, str], message: str
+) -> None:
+    dialog = opened(docent, loop)
+    dialog.servers.add()
+    fill(dialog.servers, name="tools", models="m")
+    fill(dialog.servers, **values)
+    assert loop.run_until_complete(dialog.submit()) is False
+    assert not dialog.servers.error.isHidden()
+    assert message in dialog.servers.error.text()
+    assert dialog.tabs.currentIndex() == 1
+    assert not docent.paths.settings_file.exists()
+    dialog.deleteLater()
+
+
+def test_routing_and_privacy_are_saved_and_applied(docent: Docent, loop: qasync.QEventLoop) -> None:
+    dialog = opened(docent, loop)
+    dialog.mode.setCurrentText("local")
+    dialog.privacy.setCurrentText("never")
+    dialog.budget.setValue(12.5)
+    dialog.cache_ttl.setValue(60)
+    dialog.topics.setPlainText("math = openrouter/o4-mini\ncode=openrouter/qwen-coder")
+    assert loop.run_until_complete(dialog.submit()) is True
+    routing = docent.settings.routing
+    assert (routing.mode, routing.privacy, routing.monthly_budget_usd) == ("local", "never", 12.5)
+    assert routing.cache_ttl_s == 60
+    assert routing.topic_models == {"math": "openrouter/o4-mini", "code": "openrouter/qwen-coder"}
     dialog.deleteLater()

@@ -30,6 +30,32 @@ def test_defaults_round_trip(tmp_path: Path) -> None:
         ("{not json", "cannot read settings file"),
         ("[1, 2]", "must hold a JSON object"),
         ('{"version": 99}', "written by a newer Docent"),
+        (
+            '{"cloud": {"servers": [{"name": "a", "url": "http://h/mcp",'
+            ' "transport": "sse", "headers": {"Authorization": "Bearer x"}, "models": ["m"]}]}}',
+            r"cloud\.servers\.0\.headers: Value error, header 'Authorization' looks like a "
+            "credential; put it in the key field",
+        ),
+        (
+            '{"cloud": {"servers": [{"name": "a", "env": {"OPENAI_API_KEY": "x"},'
+            ' "command": "npx", "models": ["m"]}]}}',
+            r"environment variable 'OPENAI_API_KEY' looks like a credential",
+        ),
+        (
+            '{"cloud": {"servers": [{"name": "a", "transport": "stdio", "models": ["m"]}]}}',
+            "a stdio server needs a command",
+        ),
+        (
+            '{"cloud": {"servers": [{"name": "a", "transport": "streamable-http",'
+            ' "url": "localhost:80", "models": ["m"]}]}}',
+            "must be an http:// or https:// URL",
+        ),
+        (
+            '{"cloud": {"providers": [{"name": "x", "base_url": "https://a/v1", "models": ["m"]}],'
+            ' "servers": [{"name": "x", "command": "c", "models": ["m"]}]}}',
+            "names must be unique: x",
+        ),
+        ('{"routing": {"mode": "fastest"}}', r"routing\.mode: Input should be 'auto', 'local'"),
     ],
 )
 def test_invalid_settings_are_refused_with_the_field(
