@@ -25,7 +25,7 @@ from app.llm.engine import (
     TokenGenerated,
 )
 from app.metrics import AnswerMetrics
-from app.routing import RouteDecision, RoutePolicy
+from app.routing import Route, RouteDecision, RoutePolicy, RouteUnavailable
 from app.settings import Settings
 
 
@@ -176,7 +176,9 @@ class Answerer:
         question: str,
         scope: Sequence[int] | None = None,
         cancel: CancelToken | None = None,
+        route: Route | None = None,
     ) -> AsyncIterator[AnswerEvent]:
+        """`route` forces local or cloud (the user's "re-ask with the other route")."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
         question = question.strip()
@@ -197,7 +199,11 @@ class Answerer:
             )
             return
         yield SourcesFound(tuple(sources))
-        decision = self.policy.decide(question, passages)
+        try:
+            decision = self.policy.decide(question, passages, route)
+        except RouteUnavailable as unavailable:
+            yield Failed(str(unavailable), None)
+            return
         yield RouteDecided(decision.route, decision.model, decision.reason)
 
         engine = self.engines[decision.route]

@@ -30,19 +30,25 @@ _SAFE_MARKDOWN = (
 )
 
 
+def other_route(route: str) -> str:
+    return "local" if route == "cloud" else "cloud"
+
+
 class ConversationPanel(QWidget):
     """The transcript and the live badge of the answer in progress.
 
-    Signals: source_clicked(object) — a cited Source whose link was clicked.
+    Signals: source_clicked(object) — a cited Source whose link was clicked;
+    reask_requested(str, str) — question and route of a "re-ask with the other route" link.
     """
 
     source_clicked = Signal(object)
+    reask_requested = Signal(str, str)
 
     def __init__(self) -> None:
         super().__init__()
         self.transcript = QTextBrowser()
         self.transcript.setOpenLinks(False)
-        self.transcript.anchorClicked.connect(self._open_source)
+        self.transcript.anchorClicked.connect(self._open_link)
         self.badge = QLabel("Ask a question about your documents.")
         self.badge.setWordWrap(True)
         self.badge.setObjectName("badge")
@@ -56,10 +62,12 @@ class ConversationPanel(QWidget):
         self._asked_at = 0.0
         self._route = ""
         self._first_token_at: float | None = None
-        self._links: dict[str, Source] = {}
+        self._links: dict[str, Source | tuple[str, str]] = {}
         self._answer_start = 0
+        self._question = ""
 
     def begin(self, question: str) -> None:
+        self._question = question
         self._write(f"\n\nQ: {question}\nA: ")
         self._answer_start = self._end()
         self._asked_at = time.perf_counter()
@@ -91,7 +99,9 @@ class ConversationPanel(QWidget):
                     for source in citations:
                         self._write("\n   ")
                         self._link(f"[{source.number}] {source.where}", source)
-                self._write("\n" + metrics.footer())
+                self._write("\n" + metrics.footer() + "\n")
+                route = other_route(metrics.route)
+                self._link(f"↻ Re-ask with the {route} route", (self._question, route))
                 self.badge.setText(metrics.footer())
             case Failed(error=error):
                 self._ticker.stop()
@@ -122,9 +132,9 @@ class ConversationPanel(QWidget):
         cursor.movePosition(QTextCursor.MoveOperation.End)
         return cursor.position()
 
-    def _link(self, text: str, source: Source) -> None:
-        href = f"docent-source:{len(self._links)}"
-        self._links[href] = source
+    def _link(self, text: str, target: Source | tuple[str, str]) -> None:
+        href = f"docent-link:{len(self._links)}"
+        self._links[href] = target
         link = QTextCharFormat()
         link.setAnchor(True)
         link.setAnchorHref(href)
@@ -136,9 +146,12 @@ class ConversationPanel(QWidget):
         cursor.setCharFormat(QTextCharFormat())
         self.transcript.setTextCursor(cursor)
 
-    def _open_source(self, url: QUrl) -> None:
-        if (source := self._links.get(url.toString())) is not None:
-            self.source_clicked.emit(source)
+    def _open_link(self, url: QUrl) -> None:
+        match self._links.get(url.toString()):
+            case Source() as source:
+                self.source_clicked.emit(source)
+            case (question, route):
+                self.reask_requested.emit(question, route)
 
     def _write(self, text: str) -> None:
         cursor = self.transcript.textCursor()

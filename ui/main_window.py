@@ -30,6 +30,7 @@ from app.answering import Finished, Source, Token
 from app.bootstrap import Docent
 from app.index import EmbeddingProgress
 from app.llm.engine import CancelToken
+from app.routing import Route
 from ui.conversation import ConversationPanel
 from ui.documents_panel import DocumentsPanel
 from ui.page_preview import PagePreview
@@ -89,6 +90,7 @@ class MainWindow(QMainWindow):
         )
         self.conversation = ConversationPanel()
         self.conversation.source_clicked.connect(self.show_source)
+        self.conversation.reask_requested.connect(self._reask)
         self.previews: list[PagePreview] = []
         self.question = QuestionBox()
         self.question.submitted.connect(self.ask)
@@ -262,17 +264,21 @@ class MainWindow(QMainWindow):
 
     # --- questions -------------------------------------------------------------------------
 
-    def ask(self, question: str) -> asyncio.Task[None]:
+    def ask(self, question: str, route: Route | None = None) -> asyncio.Task[None]:
+        """Answer `question`; `route` forces local or cloud (re-ask with the other route)."""
         self.stop()
         self._cancel = CancelToken()
-        self.answering = self._spawn(self._answer(question, self._cancel))
+        self.answering = self._spawn(self._answer(question, self._cancel, route))
         return self.answering
+
+    def _reask(self, question: str, route: str) -> None:
+        self.ask(question, "cloud" if route == "cloud" else "local")
 
     def stop(self) -> None:
         if self._cancel is not None:
             self._cancel.cancel()
 
-    async def _answer(self, question: str, cancel: CancelToken) -> None:
+    async def _answer(self, question: str, cancel: CancelToken, route: Route | None) -> None:
         self.stop_button.setEnabled(True)
         self.conversation.begin(question)
         try:
@@ -280,7 +286,7 @@ class MainWindow(QMainWindow):
             answerer = await self.docent.answerer()
             self._show_model_state()
             scope = self.documents.scope()
-            async for event in answerer.answer(question, scope, cancel):
+            async for event in answerer.answer(question, scope, cancel, route):
                 self.conversation.apply(event)
                 if isinstance(event, Token):
                     self.token_shown.emit()

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.bootstrap import Docent
+from app.routing import NO_CLOUD
 from tests.documents import write_encrypted_pdf, write_pdf
 from ui.main_window import MainWindow
 from ui.stall_bench import measure
@@ -89,6 +90,18 @@ def test_ask_streams_an_answer_with_its_badge_and_sources(
     assert not window.stop_button.isEnabled()
     assert window.model_state.text() == "Local model: qwen2.5-coder-0.5b (ready)"
 
+    assert "↻ Re-ask with the cloud route" in transcript
+    reask_link = list(window.conversation._links)[-1]
+    window.conversation.transcript.anchorClicked.emit(QUrl(reask_link))
+    loop.run_until_complete(window.answering)
+    assert window.conversation.badge.text() == f"failed: {NO_CLOUD}"
+    assert (
+        window.conversation.transcript.toPlainText().count(
+            "Q: How long must customer invoices be kept?"
+        )
+        == 2
+    )
+
 
 def test_stop_cancels_the_answer_within_a_token(
     window: MainWindow, loop: qasync.QEventLoop, tmp_path: Path
@@ -119,8 +132,8 @@ def test_clicking_a_citation_shows_its_page_with_the_passage_highlighted(
 ) -> None:
     loop.run_until_complete(window.add_paths([write_pdf(tmp_path / "report.pdf")]))
     loop.run_until_complete(window.ask("How long must customer invoices be kept?"))
-    (href,) = list(window.conversation._links)
-    window.conversation.transcript.anchorClicked.emit(QUrl(href))
+    source_link, _reask = list(window.conversation._links)
+    window.conversation.transcript.anchorClicked.emit(QUrl(source_link))
     (preview,) = window.previews
     assert preview.loading is not None
     loop.run_until_complete(preview.loading)

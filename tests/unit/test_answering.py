@@ -30,7 +30,7 @@ from app.llm.engine import (
     PromptEvaluated,
     TokenGenerated,
 )
-from app.routing import LocalOnlyPolicy
+from app.routing import NO_CLOUD, LocalOnlyPolicy, Route
 from app.settings import Settings
 
 
@@ -78,10 +78,15 @@ async def library_with_report(path: Path) -> Library:
     return library
 
 
-def collect(answerer: Answerer, question: str, cancel: CancelToken | None = None) -> list:
+def collect(
+    answerer: Answerer,
+    question: str,
+    cancel: CancelToken | None = None,
+    route: Route | None = None,
+) -> list:
     async def gather() -> list:
         events = []
-        async for event in answerer.answer(question, cancel=cancel):
+        async for event in answerer.answer(question, cancel=cancel, route=route):
             events.append(event)
             if cancel and isinstance(event, Token):
                 cancel.cancel()
@@ -141,6 +146,17 @@ def test_engine_failure_is_a_failed_event_and_recorded(tmp_path: Path) -> None:
     assert events[-1].error == "model crashed"
     row = asyncio.run(library.read(lambda store: store.history()))[0]
     assert (row["status"], row["error"]) == ("failed", "model crashed")
+
+
+def test_asking_for_a_route_that_does_not_exist_fails_with_the_reason(tmp_path: Path) -> None:
+    engine = ScriptedEngine(["Seven years."])
+    answerer, _ = make_answerer(tmp_path, engine)
+    events = collect(answerer, "How long are invoices kept?", route="cloud")
+    assert isinstance(events[-1], Failed)
+    assert events[-1].error == NO_CLOUD
+    assert engine.requests == []
+    local = collect(answerer, "How long are invoices kept?", route="local")[-1]
+    assert local.metrics.reason == "you asked for the local model"
 
 
 def test_an_empty_library_and_an_empty_question_fail_clearly(tmp_path: Path) -> None:
