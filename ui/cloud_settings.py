@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.secrets import masked
+from ui.theme import error_style
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,7 @@ class EntryList(QWidget):
             self.widgets[field.name] = widget
             self.form.addRow(field.label, widget)
         self.error = QLabel()
-        self.error.setStyleSheet("color: #c62828")
+        self.error.setStyleSheet(error_style(self.palette()))
         self.error.setWordWrap(True)
         self.error.hide()
         self.form.addRow(self.error)

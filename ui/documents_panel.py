@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QContextMenuEvent
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QBrush, QContextMenuEvent
 from PySide6.QtWidgets import QAbstractItemView, QMenu, QTreeWidget, QTreeWidgetItem
 
 from app.index import DocumentInfo
 from app.ingest import FileFailed, FileIndexed, FileSkipped, FileStarted, IngestEvent, PagesParsed
+from ui.theme import error_colour
 
 NAME, PAGES, CHUNKS, STATUS = range(4)
 PATH_ROLE = Qt.ItemDataRole.UserRole
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
-_FAILED = QBrush(QColor(200, 40, 40))
 
 
 class DocumentsPanel(QTreeWidget):
@@ -75,7 +75,7 @@ class DocumentsPanel(QTreeWidget):
             case FileFailed(reason=reason):
                 item.setText(STATUS, f"failed: {reason}")
                 item.setToolTip(STATUS, reason)
-                item.setForeground(STATUS, _FAILED)
+                item.setForeground(STATUS, error_colour(self.palette()))
 
     def show_library(self, documents: list[DocumentInfo]) -> None:
         """The stored truth, after indexing or embedding moved on."""
@@ -116,6 +116,13 @@ class DocumentsPanel(QTreeWidget):
     def forget(self, path: str) -> None:
         if (item := self._rows.pop(path, None)) is not None:
             self.takeTopLevelItem(self.indexOfTopLevelItem(item))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:  # the system switched light/dark
+            for item in self._rows.values():
+                if item.text(STATUS).startswith("failed"):
+                    item.setForeground(STATUS, error_colour(self.palette()))
+        super().changeEvent(event)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         paths = [str(item.data(NAME, PATH_ROLE)) for item in self.selectedItems()]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from PySide6.QtCharts import QChart, QChartView, QScatterSeries, QValueAxis
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -51,6 +51,23 @@ class SessionPanel(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(view, 1)
         self._show_summary()
+        self._follow_palette()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:  # the system switched light/dark
+            self._follow_palette()
+        super().changeEvent(event)
+
+    def _follow_palette(self) -> None:
+        """QtCharts draws with its own light theme unless told otherwise."""
+        palette = self.palette()
+        self.chart.setBackgroundBrush(palette.base())
+        self.chart.setTitleBrush(palette.text())
+        self.chart.legend().setLabelColor(palette.text().color())
+        for axis in (self.x_axis, self.y_axis):
+            axis.setLabelsBrush(palette.text())
+            axis.setTitleBrush(palette.text())
+            axis.setGridLineColor(palette.mid().color())
 
     def add(self, metrics: AnswerMetrics) -> None:
         self.answers += 1

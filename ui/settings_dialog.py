@@ -33,6 +33,7 @@ from app.catalog import ModelError
 from app.secrets import SecretStore, SecretStoreError, provider_key, server_key
 from app.settings import McpServerSettings, RoutingSettings, Settings
 from ui.cloud_settings import PROVIDER_FIELDS, SERVER_FIELDS, Entry, EntryList
+from ui.theme import error_style
 
 # (section, field, label, minimum, maximum); 0 threads means "as many as the CPU has".
 _NUMBERS = (
@@ -179,7 +180,7 @@ class SettingsDialog(QDialog):
 
     def _error_label(self, key: str) -> QLabel:
         label = QLabel()
-        label.setStyleSheet("color: #c62828")
+        label.setStyleSheet(error_style(self.palette()))
         label.setWordWrap(True)
         label.hide()
         self.errors[key] = label

@@ -1,0 +1,58 @@
+"""The window follows the system's light/dark palette, including what it draws itself."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from app.ingest import FileFailed
+from app.metrics import AnswerMetrics
+from ui.documents_panel import STATUS, DocumentsPanel
+from ui.session_panel import SessionPanel
+from ui.theme import error_colour, is_dark
+
+
+def dark_palette() -> QPalette:
+    palette = QPalette()
+    for role, colour in (
+        (QPalette.ColorRole.Window, "#202124"),
+        (QPalette.ColorRole.WindowText, "#e8eaed"),
+        (QPalette.ColorRole.Base, "#121212"),
+        (QPalette.ColorRole.Text, "#e8eaed"),
+        (QPalette.ColorRole.Mid, "#3c4043"),
+    ):
+        palette.setColor(role, QColor(colour))
+    return palette
+
+
+@pytest.fixture
+def system_palette(qapp: QApplication) -> Iterator[QPalette]:
+    light = qapp.palette()
+    yield light
+    qapp.setPalette(light)
+
+
+def test_switching_to_a_dark_palette_recolours_the_chart_and_failures(
+    qapp: QApplication, qtbot: QtBot, system_palette: QPalette
+) -> None:
+    assert not is_dark(system_palette)
+    session = SessionPanel()
+    documents = DocumentsPanel()
+    for widget in (session, documents):
+        qtbot.addWidget(widget)
+    session.add(AnswerMetrics("local", "m", "why", 0.01, 0.5, 1.0, 10, 5, 20.0, 0.0))
+    documents.apply(FileFailed(Path("/docs/bad.pdf"), "corrupt: not a PDF"))
+    failed = documents.row(Path("/docs/bad.pdf"))
+    assert failed.foreground(STATUS).color() == QColor("#c62828")
+    assert session.chart.backgroundBrush().color() == system_palette.base().color()
+
+    qapp.setPalette(dark_palette())
+    qtbot.waitUntil(lambda: is_dark(session.palette()))
+    assert session.chart.backgroundBrush().color() == QColor("#121212")
+    assert session.x_axis.labelsBrush().color() == QColor("#e8eaed")
+    assert failed.foreground(STATUS).color() == error_colour(dark_palette()) == QColor("#ef9a9a")

@@ -1,0 +1,19 @@
+"""Colours that follow the system's light or dark palette (Qt switches the palette itself when
+the system scheme changes; widgets that draw their own colours listen for PaletteChange)."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor, QPalette
+
+
+def is_dark(palette: QPalette) -> bool:
+    return palette.color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def error_colour(palette: QPalette) -> QColor:
+    # Material red 800 on light backgrounds, red 200 on dark: both keep a 4.5:1 contrast.
+    return QColor("#ef9a9a") if is_dark(palette) else QColor("#c62828")
+
+
+def error_style(palette: QPalette) -> str:
+    return f"color: {error_colour(palette).name()}"
