@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: setup run test lint bench clean
+.PHONY: setup run test lint bench screenshots clean
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,14 @@ test: lint
 
 bench: setup
 	$(BIN)/docent bench core
+
+# The real app under Xvfb (apt install xvfb) on the bundled samples: a first run in a fresh
+# folder, with the models the tests share.
+screenshots: setup
+	DOCENT_MODELS_DIR=$(CURDIR)/.cache/models $(BIN)/docent models --setup
+	home=$$(mktemp -d) && DOCENT_HOME=$$home DOCENT_MODELS_DIR=$(CURDIR)/.cache/models \
+	  xvfb-run -a -s "-screen 0 1280x800x24" $(BIN)/python -m ui.screenshots docs/screenshots; \
+	  status=$$?; rm -rf $$home; exit $$status
 
 clean:
 	rm -rf $(VENV) .cache .mypy_cache .ruff_cache .pytest_cache

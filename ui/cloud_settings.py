@@ -112,6 +112,9 @@ class EntryList(QWidget):
             widget = self._widget_for(field)
             self.widgets[field.name] = widget
             self.form.addRow(field.label, widget)
+        name = self.widgets["name"]
+        assert isinstance(name, QLineEdit)
+        name.textChanged.connect(self._rename_current)
         self.error = QLabel()
         self.error.setStyleSheet(error_style(self.palette()))
         self.error.setWordWrap(True)
@@ -132,12 +135,16 @@ class EntryList(QWidget):
             return combo
         if field.kind in ("env", "headers"):
             text = QPlainTextEdit()
-            text.setFixedHeight(60)
+            text.setFixedHeight(84 if field.name == "arguments" else 56)
             return text
         line = QLineEdit()
         if field.kind == "key":
             line.setEchoMode(QLineEdit.EchoMode.Password)
         return line
+
+    def _rename_current(self, name: str) -> None:
+        if (item := self.names.currentItem()) is not None:
+            item.setText(name)
 
     def load(self, entries: list[Entry]) -> None:
         self.entries = entries

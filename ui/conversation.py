@@ -108,6 +108,10 @@ class ConversationPanel(QWidget):
                 self._write(f"\n[failed: {error}]")
                 self.badge.setText(f"failed: {error}")
 
+    def cited_sources(self) -> list[Source]:
+        """Every source linked in the transcript, oldest first."""
+        return [target for target in self._links.values() if isinstance(target, Source)]
+
     def _tick(self) -> None:
         if self._first_token_at is None:
             waited = time.perf_counter() - self._asked_at

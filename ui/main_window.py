@@ -292,7 +292,6 @@ class MainWindow(QMainWindow):
                     self.token_shown.emit()
                 elif isinstance(event, Finished):
                     self.session.add(event.metrics)
-                    self.statusBar().showMessage(event.metrics.footer(), 10000)
         finally:
             self.stop_button.setEnabled(False)
             self.answer_finished.emit()

@@ -77,8 +77,10 @@ class SettingsDialog(QDialog):
         local_page = QWidget()
         local_page.setLayout(form)
         self.tabs = QTabWidget()
+        self._cloud_lists(docent.settings)
         self.tabs.addTab(local_page, "Local model")
-        self.tabs.addTab(self._cloud_page(docent.settings), "Cloud")
+        self.tabs.addTab(self.providers, "Cloud providers")
+        self.tabs.addTab(self.servers, "MCP servers")
         self.tabs.addTab(self._routing_page(docent.settings.routing), "Routing && privacy")
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -87,11 +89,13 @@ class SettingsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs)
+        layout.addWidget(self.keychain)
+        layout.addWidget(self.consent)
         layout.addWidget(buttons)
         self.applying: asyncio.Task[bool] | None = None
         self.loading = asyncio.ensure_future(self._load_keys())
 
-    def _cloud_page(self, settings: Settings) -> QWidget:
+    def _cloud_lists(self, settings: Settings) -> None:
         self.keychain = QLabel("Looking for the keychain…")
         self.keychain.setWordWrap(True)
         self.consent = QCheckBox(
@@ -109,13 +113,6 @@ class SettingsDialog(QDialog):
         )
         self.providers.load([Entry(item.model_dump()) for item in settings.cloud.providers])
         self.servers.load([Entry(item.model_dump()) for item in settings.cloud.servers])
-        page = QWidget()
-        layout = QVBoxLayout(page)
-        layout.addWidget(self.keychain)
-        layout.addWidget(self.consent)
-        layout.addWidget(self.providers)
-        layout.addWidget(self.servers)
-        return page
 
     def _routing_page(self, routing: RoutingSettings) -> QWidget:
         self.mode = QComboBox()
@@ -272,9 +269,10 @@ class SettingsDialog(QDialog):
             ]
             if any(secret for _, secret in operations) and not store.available:
                 self._show_keychain(store)
+                self.tabs.setCurrentWidget(entry_list)
                 entry_list.show_error(
                     -1,
-                    f"{store.describe()} Tick the box above to keep keys in a plain-text file, "
+                    f"{store.describe()} Tick the box below to keep keys in a plain-text file, "
                     "or leave the key fields empty.",
                 )
                 return False
@@ -296,10 +294,10 @@ class SettingsDialog(QDialog):
             index = location[2] if len(location) > 2 and isinstance(location[2], int) else -1
             field = ".".join(str(part) for part in location[3:])
             entry_list.show_error(index, f"{field}: {message}" if field else message)
-            self.tabs.setCurrentIndex(1)
+            self.tabs.setCurrentWidget(entry_list)
         elif location[:1] == ("routing",):
             self._show("routing", f"{'.'.join(str(part) for part in location[1:])}: {message}")
-            self.tabs.setCurrentIndex(2)
+            self.tabs.setCurrentIndex(3)
         else:
             self._show(".".join(str(part) for part in location), message)
             self.tabs.setCurrentIndex(0)

@@ -81,25 +81,19 @@ class ParsedDocument:
         for index in range(self.page_count):
             page = self._doc.load_page(index)
             number = index + 1
-            pending = list(toc_titles.get(number, ()))
+            texts = [
+                text
+                for block in page.get_text("blocks", flags=_TEXT_FLAGS)
+                if block[6] == 0 and (text := block[4].strip())  # 0: a text block
+            ]
+            starts = _section_starts(texts, toc_titles.get(number, []))
+            if unspotted := [t for t in toc_titles.get(number, []) if t not in starts.values()]:
+                heading = unspotted[-1]  # its title is not in the text: the page starts it
             blocks: list[tuple[str, str | None]] = []
-            for block in page.get_text("blocks", flags=_TEXT_FLAGS):
-                if block[6] != 0:  # image block
-                    continue
-                text = block[4].strip()
-                if not text:
-                    continue
-                if pending:
-                    first_line = _normalise(text.split("\n", 1)[0]).casefold()
-                    for title in pending:
-                        if first_line.startswith(title.casefold()):
-                            heading = title
-                            pending.remove(title)
-                            break
+            for position, text in enumerate(texts):
+                heading = starts.get(position, heading)
                 blocks.append((text, heading))
                 characters += len(text)
-            if pending:  # titles whose text we did not spot still start their section here
-                heading = pending[-1]
             label = (page.get_label() if labelled else "") or str(number)
             yield PageText(number, label, tuple(blocks))
         if characters == 0:
@@ -203,3 +197,24 @@ def _read_text(path: Path, fmt: Format) -> tuple[str, str]:
 
 def _normalise(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
+
+
+_NUMBERING = re.compile(
+    r"^\s*(?:\d+(?:\.\d+)*\s+|(?:\d+(?:\.\d+)*|[IVXivx]+)[.):]\s*|[一二三四五六七八九十]+[、.]\s*)"
+)
+
+
+def _section_starts(texts: list[str], titles: list[str]) -> dict[int, str]:
+    """Which text block starts each TOC title of a page: its first line, numbering aside."""
+    starts: dict[int, str] = {}
+    remaining = list(titles)
+    for position, text in enumerate(texts):
+        first_line = _normalise(text.split("\n", 1)[0]).casefold()
+        bare = _NUMBERING.sub("", first_line)
+        for title in remaining:
+            wanted = title.casefold()
+            if first_line.startswith(wanted) or bare.startswith(_NUMBERING.sub("", wanted)):
+                starts[position] = title
+                remaining.remove(title)
+                break
+    return starts

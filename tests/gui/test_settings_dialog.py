@@ -150,7 +150,7 @@ def test_without_a_keychain_a_key_needs_explicit_consent_to_a_plain_file(
     fill(dialog.providers, name="groq", base_url="https://api.groq.example/v1", models="m")
     fill(dialog.providers, key=PROVIDER_KEY)
     assert loop.run_until_complete(dialog.submit()) is False
-    assert "Tick the box above" in dialog.providers.error.text()
+    assert "Tick the box below" in dialog.providers.error.text()
     assert not docent.paths.settings_file.exists()
     assert files_containing(tmp_path, PROVIDER_KEY) == []
 
@@ -186,7 +186,7 @@ def test_an_invalid_mcp_server_is_refused_next_to_it(
     assert loop.run_until_complete(dialog.submit()) is False
     assert not dialog.servers.error.isHidden()
     assert message in dialog.servers.error.text()
-    assert dialog.tabs.currentIndex() == 1
+    assert dialog.tabs.currentWidget() is dialog.servers
     assert not docent.paths.settings_file.exists()
     dialog.deleteLater()
 

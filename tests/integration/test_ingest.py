@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import zipfile
+from importlib import resources
 from pathlib import Path
 
+from app.documents.parse import open_document
 from app.ingest import FileIndexed, FileSkipped, FileStarted, PagesParsed
 from tests.documents import REPORT_SECTIONS, write_long_pdf, write_mobi, write_pdf, write_xps
 from tests.integration.conftest import index_all, opened, run
@@ -73,6 +75,17 @@ def test_pdf_chunks_keep_pages_printed_labels_and_headings(tmp_path: Path) -> No
     assert [page[0].heading for page in pages] == [title for title, _ in REPORT_SECTIONS]
     assert "员工档案在员工离职后必须保存十年" in pages[3][0].text
     assert "retained for seven years" in pages[1][0].text
+
+
+def test_numbered_section_titles_still_match_their_unnumbered_toc_entries() -> None:
+    """The samples number their sections ("3. Retention periods", "一、绿茶"); their TOCs do not."""
+    sample = Path(str(resources.files("resources").joinpath("sample")))
+    with open_document(sample / "northwind-retention-policy.pdf") as document:
+        headings = [{heading for _, heading in page.blocks} for page in document.pages()]
+    assert headings == [{"Purpose and scope"}, {"Retention periods"}, {"Deletion and legal hold"}]
+    with open_document(sample / "china-tea-primer.pdf") as document:
+        headings = [{heading for _, heading in page.blocks} for page in document.pages()]
+    assert headings == [{"绿茶与乌龙茶"}, {"红茶、普洱与保存"}]
 
 
 def test_every_supported_text_and_ebook_format_is_indexed(tmp_path: Path) -> None:

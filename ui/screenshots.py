@@ -1,0 +1,83 @@
+"""`make screenshots`: the real app on the bundled samples, one English and one Chinese question,
+captured to PNG files for the README. Run it under Xvfb (or any display), with DOCENT_HOME
+pointing at an empty folder so the first run is a first run."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from importlib import resources
+from pathlib import Path
+
+import qasync
+from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
+
+from app.bootstrap import Docent
+from ui.main_window import MainWindow
+
+ENGLISH = "How long are customer invoices kept, and who approves deletion?"
+CHINESE = "乌龙茶的发酵程度是多少？"
+SAMPLES = ("northwind-retention-policy.pdf", "china-tea-primer.pdf")
+
+
+def _save(widget: QWidget, folder: Path, name: str) -> None:
+    QApplication.processEvents()  # let the last layout and paint happen before the grab
+    path = folder / name
+    if not widget.grab().save(str(path)):
+        raise OSError(f"could not write {path}")
+    print(path)
+
+
+async def _shoot(folder: Path) -> None:
+    docent = Docent.from_environment()
+    await docent.open()
+    window = MainWindow(docent)
+    try:
+        window.resize(1280, 800)
+        window.show()
+        await window.start()
+        sample = resources.files("resources").joinpath("sample")
+        await window.add_paths([Path(str(sample.joinpath(name))) for name in SAMPLES])
+        await window.ask(ENGLISH)
+        _save(window, folder, "01-answer.png")
+        window.show_source(window.conversation.cited_sources()[0])
+        preview = window.previews[-1]
+        if preview.loading is not None:
+            await preview.loading
+        _save(preview, folder, "02-page-preview.png")
+        await preview.close_async()
+        await window.ask(CHINESE)
+        _save(window, folder, "03-chinese-answer.png")
+        dialog = window.open_settings()
+        await dialog.loading
+        dialog.tabs.setCurrentWidget(dialog.providers)
+        dialog.providers.add()  # what the tab looks like while a user adds a provider
+        for field, value in (
+            ("name", "openrouter"),
+            ("base_url", "https://openrouter.ai/api/v1"),
+            ("models", "openai/gpt-4o-mini, anthropic/claude-3.5-haiku"),
+        ):
+            line = dialog.providers.widgets[field]
+            assert isinstance(line, QLineEdit)
+            line.setText(value)
+        dialog.resize(900, 560)
+        _save(dialog, folder, "04-settings-cloud.png")
+        dialog.reject()
+    finally:
+        await window.shutdown()
+        await docent.close()
+        window.close()
+
+
+def main(arguments: list[str]) -> int:
+    folder = Path(arguments[0] if arguments else "docs/screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    app = QApplication(sys.argv[:1])
+    app.setApplicationName("Docent")
+    with asyncio.Runner(loop_factory=qasync.QEventLoop) as runner:
+        runner.run(_shoot(folder))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
