@@ -67,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--setup", action="store_true", help="assemble and verify the bundled models now"
     )
 
+    commands.add_parser(
+        "gateway",
+        help="serve Docent's cloud gateway (an MCP server) over stdio; the app starts it itself",
+    )
+
     bench = commands.add_parser("bench", help="measure Docent against its baselines")
     bench.add_argument(
         "suite", choices=["core", "gui"], help="gui: longest GUI-thread stall (runs the window)"
@@ -81,6 +86,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if arguments.command in (None, "gui"):
         raise UsageError("the desktop app starts from the `docent` launcher (ui.launcher)")
     try:
+        if arguments.command == "gateway":  # stdout belongs to the MCP protocol from here on
+            from app.cloud.gateway import serve_stdio
+
+            return serve_stdio()
         return asyncio.run(_dispatch(arguments))
     except DocentError as error:
         print(f"docent: {error}", file=sys.stderr)

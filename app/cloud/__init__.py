@@ -1,0 +1,1 @@
+"""Cloud routes over MCP: the gateway Docent ships, the client that reaches any MCP server."""

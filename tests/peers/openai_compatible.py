@@ -1,0 +1,139 @@
+"""Stand-ins for a cloud provider on 127.0.0.1: llama.cpp's real OpenAI-compatible server on a
+bundled GGUF, and a tiny server that misbehaves in every way the gateway must explain."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def llama_cpp_server(model: Path, log: Path) -> Iterator[str]:
+    """`python -m llama_cpp.server` on 127.0.0.1; yields its base URL (…/v1) once uvicorn says
+    it is serving. Its output is copied to `log` (and drained, so the pipe never fills)."""
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
+            "--model_alias", "qwen-mini",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    serving = threading.Event()
+
+    def drain() -> None:
+        assert process.stdout is not None
+        with log.open("wb") as copy:
+            for line in process.stdout:
+                copy.write(line)
+                copy.flush()
+                if b"Uvicorn running on" in line:
+                    serving.set()
+        serving.set()  # the process ended: stop waiting, and report it below
+
+    reader = threading.Thread(target=drain, name="llama-cpp-server-log")
+    reader.start()
+    try:
+        if not serving.wait(120) or process.poll() is not None:
+            raise RuntimeError(f"llama_cpp.server did not start; see {log}")
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        reader.join()
+        assert process.stdout is not None
+        process.stdout.close()
+
+
+def _chunk(content: str | None, finish: str | None = None) -> bytes:
+    delta = {"content": content} if content else {}
+    body = {"model": "flaky-1", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return f"data: {json.dumps(body)}\n\n".encode()
+
+
+class Misbehaving(BaseHTTPRequestHandler):
+    """The first path segment picks the behaviour: /ok, /unauthorized, /missing, /limited-once,
+    /limited, /broken, /stalled, /cut, /silent-usage."""
+
+    calls: ClassVar[dict[str, int]] = {}
+    release = threading.Event()
+
+    def log_message(self, format: str, *args: object) -> None:  # keep test output clean
+        pass
+
+    def _refusal(self, scenario: str) -> tuple[int, object, dict[str, str]] | None:
+        if scenario == "limited" or (scenario == "limited-once" and self.calls[scenario] == 1):
+            return 429, {"error": "slow down"}, {"Retry-After": "0"}
+        return {
+            "unauthorized": (401, {"error": {"message": "Incorrect API key provided"}}, {}),
+            "missing": (404, {"error": {"message": "model not found"}}, {}),
+            "broken": (503, {"error": "upstream overloaded"}, {}),
+        }.get(scenario)
+
+    def do_POST(self) -> None:
+        scenario = self.path.strip("/").split("/")[0]
+        Misbehaving.calls[scenario] = Misbehaving.calls.get(scenario, 0) + 1
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        if refusal := self._refusal(scenario):
+            self._reply(*refusal)
+            return
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        if scenario == "stalled":
+            Misbehaving.release.wait(30)  # holds the answer until the test has seen the timeout
+            return
+        self.wfile.write(_chunk("Seven"))
+        self.wfile.write(_chunk(" years"))
+        self.wfile.flush()
+        if scenario == "cut":
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        self.wfile.write(_chunk(".", "stop"))
+        if scenario != "silent-usage":
+            usage = {"prompt_tokens": 42, "completion_tokens": 3, "total_tokens": 45}
+            self.wfile.write(f"data: {json.dumps({'choices': [], 'usage': usage})}\n\n".encode())
+        self.wfile.write(b"data: [DONE]\n\n")
+
+    def _reply(self, status: int, body: object, headers: dict[str, str]) -> None:
+        payload = json.dumps(body).encode()
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+@contextmanager
+def misbehaving_server() -> Iterator[str]:
+    """Yields the server's root URL; a provider's base URL is root + '/<scenario>/v1'."""
+    Misbehaving.calls = {}
+    Misbehaving.release.clear()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Misbehaving)
+    thread = threading.Thread(target=server.serve_forever, name="misbehaving-provider")
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        Misbehaving.release.set()
+        server.shutdown()
+        server.server_close()
+        thread.join()
