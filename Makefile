@@ -5,8 +5,9 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
+PEERS := tests/peers/node
 
-.PHONY: setup run test lint bench screenshots clean
+.PHONY: setup peers run test lint bench screenshots clean
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +15,14 @@ $(INSTALLED): pyproject.toml
 	$(BIN)/python -m pip install -e '.[dev]'
 	touch $(INSTALLED)
 
+# MCP peers nobody here wrote (server-everything, the conformance suite, a Node 22), for tests.
+$(PEERS)/node_modules/.installed: $(PEERS)/package.json $(PEERS)/package-lock.json
+	cd $(PEERS) && npm ci --no-audit --no-fund
+	touch $@
+
 setup: $(INSTALLED)
+
+peers: $(PEERS)/node_modules/.installed
 
 run: setup
 	$(BIN)/docent models --setup
@@ -26,7 +34,7 @@ lint: setup
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: lint
+test: lint peers
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 
 bench: setup
@@ -41,4 +49,4 @@ screenshots: setup
 	  status=$$?; rm -rf $$home; exit $$status
 
 clean:
-	rm -rf $(VENV) .cache .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .cache .mypy_cache .ruff_cache .pytest_cache $(PEERS)/node_modules

@@ -327,3 +327,7 @@ def _models(docent: Docent, setup: bool) -> int:
                 f"{model.licence}"
             )
     return 0
+
+
+if __name__ == "__main__":  # `python -m app.cli …`: how Docent starts its gateway child
+    sys.exit(main())

@@ -116,6 +116,15 @@ class McpServerSettings(_Section):
     arguments: ToolArguments = Field(default_factory=ToolArguments)
     models: list[str] = Field(min_length=1)
     enabled: bool = True
+    connect_timeout_s: float = Field(20.0, gt=0, le=600)
+    first_token_timeout_s: float = Field(
+        30.0,
+        ge=0,
+        le=3600,
+        description="Deadline for the first partial text; 0 = the server "
+        "does not stream (its answer arrives whole).",
+    )
+    timeout_s: float = Field(300.0, gt=0, le=3600, description="Longest whole answer.")
 
     @field_validator("env")
     @classmethod

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -54,15 +54,30 @@ GenerationEvent = PromptEvaluated | TokenGenerated | GenerationDone
 
 @dataclass(slots=True)
 class CancelToken:
-    """Set from any thread; generation checks it before each token and stops."""
+    """Set from any thread; local generation checks it before each token, a cloud call is
+    cancelled through `on_cancel` the moment it is set."""
 
     _event: threading.Event = field(default_factory=threading.Event)
+    _callbacks: list[Callable[[], None]] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def cancel(self) -> None:
-        self._event.set()
+        with self._lock:
+            self._event.set()
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
 
     def is_cancelled(self) -> bool:
         return self._event.is_set()
+
+    def on_cancel(self, callback: Callable[[], None]) -> None:
+        """Run `callback` (on the cancelling thread) when cancelled; at once if already."""
+        with self._lock:
+            if not self._event.is_set():
+                self._callbacks.append(callback)
+                return
+        callback()
 
 
 class ChatEngine(Protocol):

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Coroutine, Sequence
+from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
+
 from app.bootstrap import Docent
 from app.ingest import IngestEvent
+from tests.conftest import SHARED_MODELS
+from tests.peers.openai_compatible import llama_cpp_server
 
 T = TypeVar("T")
 
@@ -30,3 +34,12 @@ async def opened(embeddings: bool = True) -> AsyncIterator[Docent]:
         yield docent
     finally:
         await docent.close()
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """llama.cpp's OpenAI-compatible server on the bundled GGUF: the stand-in cloud provider."""
+    model = SHARED_MODELS / "qwen2.5-coder-0.5b-instruct-q4.gguf"
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    with llama_cpp_server(model, log) as base_url:
+        yield base_url

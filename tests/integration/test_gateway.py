@@ -21,19 +21,10 @@ from app.cloud.gateway import (
     Timeouts,
     providers_environment,
 )
-from tests.conftest import SHARED_MODELS
-from tests.peers.openai_compatible import Misbehaving, llama_cpp_server, misbehaving_server
+from tests.peers.openai_compatible import Misbehaving, misbehaving_server
 
 KEY = "sk-gateway-test-0123456789"
 QUESTION = [ChatMessage(role="user", content="How long are invoices kept?")]
-
-
-@pytest.fixture(scope="module")
-def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    model = SHARED_MODELS / "qwen2.5-coder-0.5b-instruct-q4.gguf"
-    log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    with llama_cpp_server(model, log) as base_url:
-        yield base_url
 
 
 @pytest.fixture
