@@ -6,12 +6,14 @@ consume the same way.
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from app.answer_cache import AnswerCache, CachedAnswer, CacheKey, cache_key
 from app.citations import Attribution, CitationTracker
 from app.cjk import estimate_tokens
 from app.index import HistoryRecord, Library, Passage
@@ -25,7 +27,7 @@ from app.llm.engine import (
     TokenGenerated,
 )
 from app.metrics import AnswerMetrics
-from app.routing import Route, RouteDecision, RoutePolicy, RouteUnavailable
+from app.routing import NO_CLOUD, Route, RouteDecision, RoutePolicy, RouteUnavailable
 from app.settings import Settings
 
 
@@ -113,6 +115,7 @@ class Finished:
     history_id: int
     cancelled: bool
     grounded: float | None  # share of sentences a source supports; None for an empty answer
+    sent: tuple[Message, ...] | None = None  # exactly what a cloud call sent (None: nothing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,13 +136,20 @@ def system_prompt() -> str:
     )
 
 
-def build_messages(system: str, question: str, sources: Sequence[Source]) -> list[Message]:
+def build_messages(
+    system: str, question: str, sources: Sequence[Source], *, names: bool = True
+) -> list[Message]:
     """Numbered sources, then the question. The system message never varies (KV cache reuse).
 
     Source headers stay short (file and printed page): with the heading and physical page in
     them too, the bundled 0.5B model answered 8 of 10 evaluation questions instead of 9.
+    `names=False` (privacy: excerpts only) leaves out file names and pages.
     """
-    blocks = [f"[{s.number}] {s.document}, page {s.page_label}\n{s.text}" for s in sources]
+    blocks = [
+        (f"[{s.number}] {s.document}, page {s.page_label}" if names else f"[{s.number}]")
+        + f"\n{s.text}"
+        for s in sources
+    ]
     user = "Sources:\n\n" + "\n\n".join(blocks) + f"\n\nQuestion: {question}"
     return [Message("system", system), Message("user", user)]
 
@@ -157,18 +167,41 @@ def choose_sources(passages: Sequence[Passage], budget_tokens: int) -> list[Sour
     return chosen
 
 
+@dataclass
+class _Attempt:
+    """One route's try at the answer."""
+
+    decision: RouteDecision
+    tracker: CitationTracker
+    cited: list[Source] = field(default_factory=list)
+    generation: GenerationDone | None = None
+    error: str | None = None
+    tokens: int = 0
+    sent: tuple[Message, ...] | None = None
+
+
 class Answerer:
+    """Retrieve, route, generate, cite, record. `cloud_engine(model)` gives the engine for a
+    cloud model the policy chose; a cloud failure before the first token falls back to local."""
+
     def __init__(
         self,
         library: Library,
-        engines: Mapping[str, ChatEngine],
+        local: ChatEngine,
         policy: RoutePolicy,
         settings: Settings,
+        cloud_engine: Callable[[str], ChatEngine] | None = None,
+        cache: AnswerCache | None = None,
+        on_cost: Callable[[float], None] | None = None,
     ) -> None:
+        """`on_cost` hears what each answer cost (the router's monthly budget)."""
         self.library = library
-        self.engines = engines
+        self.local = local
         self.policy = policy
         self.settings = settings
+        self.cloud_engine = cloud_engine
+        self.cache = cache or AnswerCache(settings.routing.cache_ttl_s)
+        self.on_cost = on_cost
         self._system = system_prompt()
 
     async def answer(
@@ -185,6 +218,44 @@ class Answerer:
         if not question:
             yield Failed("the question is empty", None)
             return
+        key: CacheKey | None = None
+        if self.cache.enabled and route is None:
+            key = cache_key(question, scope, await self.library.index_version())
+            if (waiting := self.cache.in_flight(key)) is not None:
+                await asyncio.shield(waiting)  # the same question is being answered: share it
+            if (cached := self.cache.get(key)) is not None:
+                async for event in self._replay(question, scope, cached, started):
+                    yield event
+                return
+            self.cache.claim(key)
+        finished: CachedAnswer | None = None
+        sources: tuple[Source, ...] = ()
+        try:
+            async for event in self._generate(question, scope, cancel, route, started):
+                if isinstance(event, SourcesFound):
+                    sources = event.sources
+                if isinstance(event, Finished) and not event.cancelled and event.answer:
+                    finished = CachedAnswer(
+                        event.answer,
+                        sources,
+                        event.citations,
+                        event.metrics.model,
+                        event.grounded,
+                        self.cache.now(),
+                    )
+                yield event
+        finally:
+            if key is not None:
+                self.cache.release(key, finished)
+
+    async def _generate(
+        self,
+        question: str,
+        scope: Sequence[int] | None,
+        cancel: CancelToken,
+        route: Route | None,
+        started: float,
+    ) -> AsyncIterator[AnswerEvent]:
         retrieval = self.settings.retrieval
         passages = await self.library.search(question, retrieval.top_k, scope)
         sources = choose_sources(passages, retrieval.context_tokens)
@@ -206,55 +277,122 @@ class Answerer:
             return
         yield RouteDecided(decision.route, decision.model, decision.reason)
 
-        engine = self.engines[decision.route]
+        attempt = _Attempt(decision, CitationTracker(sources, question))
+        async for event in self._stream(attempt, question, sources, cancel):
+            yield event
+        if attempt.error and attempt.decision.route == "cloud" and attempt.tokens == 0:
+            # The cloud failed before its first token: answer locally, and say so.
+            reason = f"cloud failed before its first token ({attempt.error}); answered locally"
+            fallback = RouteDecision("fallback", self.local.model, reason)
+            yield RouteDecided(fallback.route, fallback.model, fallback.reason)
+            attempt = _Attempt(fallback, CitationTracker(sources, question))
+            async for event in self._stream(attempt, question, sources, cancel):
+                yield event
+
+        answer = attempt.tracker.text.strip()
+        metrics = AnswerMetrics.measure(
+            route=attempt.decision.route,
+            model=attempt.decision.model,
+            reason=attempt.decision.reason,
+            started_at=started,
+            retrieved_at=retrieved,
+            finished_at=time.perf_counter(),
+            generation=attempt.generation,
+        )
+        generation = attempt.generation
+        cancelled = generation is not None and generation.finish_reason == "cancelled"
+        status = "failed" if attempt.error else "cancelled" if cancelled else "finished"
+        grounded = attempt.tracker.grounded_share
+        history_id = await self.library.record(
+            _history(question, scope, answer, status, attempt, metrics, grounded)
+        )
+        if self.on_cost is not None and metrics.cost_usd:
+            self.on_cost(metrics.cost_usd)
+        if attempt.error:
+            yield Failed(attempt.error, history_id)
+        else:
+            yield Finished(
+                answer,
+                tuple(attempt.cited),
+                metrics,
+                history_id,
+                cancelled,
+                grounded,
+                attempt.sent,
+            )
+
+    async def _stream(
+        self, attempt: _Attempt, question: str, sources: Sequence[Source], cancel: CancelToken
+    ) -> AsyncIterator[AnswerEvent]:
+        by_number = {source.number: source for source in sources}
+        if attempt.decision.route == "cloud":
+            if self.cloud_engine is None:
+                attempt.error = NO_CLOUD
+                return
+            engine = self.cloud_engine(attempt.decision.model)
+            names = self.settings.routing.privacy == "standard"
+            messages = build_messages(self._system, question, sources, names=names)
+            attempt.sent = tuple(messages)
+        else:
+            engine = self.local
+            messages = build_messages(self._system, question, sources)
         request = GenerationRequest(
-            build_messages(self._system, question, sources),
+            messages,
             max_tokens=self.settings.local.max_tokens,
             temperature=self.settings.local.temperature,
         )
-        by_number = {source.number: source for source in sources}
-        tracker = CitationTracker(sources, question)
-        cited: list[Source] = []
-        generation: GenerationDone | None = None
-        error: str | None = None
 
         def citations(attributions: list[Attribution]) -> list[Citation]:
             found = [Citation(by_number[a.number], a.end, a.explicit) for a in attributions]
-            cited.extend(c.source for c in found if c.source not in cited)
+            attempt.cited.extend(c.source for c in found if c.source not in attempt.cited)
             return found
 
         try:
             async for event in engine.stream(request, cancel):
                 if isinstance(event, TokenGenerated):
+                    attempt.tokens += 1
                     yield Token(event.text)
-                    for citation in citations(tracker.feed(event.text)):
+                    for citation in citations(attempt.tracker.feed(event.text)):
                         yield citation
                 elif isinstance(event, GenerationDone):
-                    generation = event
+                    attempt.generation = event
         except EngineError as failure:
-            error = str(failure)
-        for citation in citations(tracker.finish()):
+            attempt.error = str(failure)
+        for citation in citations(attempt.tracker.finish()):
             yield citation
-        answer = tracker.text.strip()
+
+    async def _replay(
+        self,
+        question: str,
+        scope: Sequence[int] | None,
+        cached: CachedAnswer,
+        started: float,
+    ) -> AsyncIterator[AnswerEvent]:
+        """A cache hit: the earlier answer, whole, as its own route."""
+        age = self.cache.now() - cached.stored_at
+        decision = RouteDecision(
+            "cache", cached.model, f"asked {age:.0f} s ago; cached for {self.cache.ttl_s:g} s"
+        )
+        yield SourcesFound(cached.sources)
+        yield RouteDecided(decision.route, decision.model, decision.reason)
+        yield Token(cached.answer)
+        answered = time.perf_counter()
+        generation = GenerationDone(0, 0, "stop", answered, answered)
         metrics = AnswerMetrics.measure(
-            route=decision.route,
-            model=decision.model,
+            route="cache",
+            model=cached.model,
             reason=decision.reason,
             started_at=started,
-            retrieved_at=retrieved,
-            finished_at=time.perf_counter(),
+            retrieved_at=started,
+            finished_at=answered,
             generation=generation,
         )
-        cancelled = generation is not None and generation.finish_reason == "cancelled"
-        status = "failed" if error else "cancelled" if cancelled else "finished"
-        grounded = tracker.grounded_share
+        attempt = _Attempt(decision, CitationTracker(cached.sources, question))
+        attempt.cited = list(cached.citations)
         history_id = await self.library.record(
-            _history(question, scope, answer, status, error, decision, cited, metrics, grounded)
+            _history(question, scope, cached.answer, "finished", attempt, metrics, cached.grounded)
         )
-        if error:
-            yield Failed(error, history_id)
-        else:
-            yield Finished(answer, tuple(cited), metrics, history_id, cancelled, grounded)
+        yield Finished(cached.answer, cached.citations, metrics, history_id, False, cached.grounded)
 
 
 def _history(
@@ -262,22 +400,21 @@ def _history(
     scope: Sequence[int] | None,
     answer: str,
     status: str,
-    error: str | None,
-    decision: RouteDecision,
-    cited: Sequence[Source],
+    attempt: _Attempt,
     metrics: AnswerMetrics,
     grounded: float | None,
 ) -> HistoryRecord:
+    decision = attempt.decision
     return HistoryRecord(
         question=question,
         scope=list(scope or []),
         answer=answer,
         status=status,
-        error=error,
+        error=attempt.error,
         route=decision.route,
         model=decision.model,
         reason=decision.reason,
-        citations=[source.as_dict() for source in cited],
+        citations=[source.as_dict() for source in attempt.cited],
         retrieval_s=metrics.retrieval_s,
         ttft_s=metrics.ttft_s,
         total_s=metrics.total_s,
@@ -286,4 +423,7 @@ def _history(
         tokens_per_s=metrics.tokens_per_s,
         cost_usd=metrics.cost_usd,
         grounded=grounded,
+        sent=None
+        if attempt.sent is None
+        else [{"role": m.role, "content": m.content} for m in attempt.sent],
     )

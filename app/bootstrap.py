@@ -7,17 +7,22 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
+from app.answer_cache import AnswerCache
 from app.answering import Answerer
 from app.catalog import Catalog, ModelError, Progress, ensure_model
+from app.cloud.client import Health
+from app.cloud.pricing import PriceTable
+from app.cloud.routes import CloudRoutes
 from app.documents.render import RenderedPage, render_page
 from app.embeddings import E5Embedder, Embedder
 from app.index import Library
 from app.ingest import Ingestor
 from app.llm.local import LocalEngine, LocalModelConfig
 from app.paths import Paths
-from app.routing import LocalOnlyPolicy
+from app.routing import AutoPolicy, CloudModel
 from app.secrets import SecretStore
 from app.settings import LocalModelSettings, Settings
 from app.workers import SerialWorker
@@ -40,6 +45,11 @@ class Docent:
         self.ingestor = Ingestor(self.library)
         self._engine: LocalEngine | None = None
         self._answerer: Answerer | None = None
+        self.cloud: CloudRoutes | None = None
+        self._health_listener: Callable[[Health], None] | None = None
+        self._cloud_wanted = False  # start_cloud() was called: reconnect after changes
+        self._cache = AnswerCache(settings.routing.cache_ttl_s)
+        self._spent_this_month: float | None = None
         self._renderer = SerialWorker("render")  # PyMuPDF is not thread-safe: one thread
 
     @classmethod
@@ -72,15 +82,51 @@ class Docent:
             plaintext_consent=self.settings.secrets.plaintext_file_consent,
         )
 
+    async def start_cloud(self, listener: Callable[[Health], None] | None = None) -> None:
+        """Open a session to every configured cloud route (seconds for a stdio server: at
+        start-up, not per question). `listener` hears every health change."""
+        self._health_listener = listener or self._health_listener
+        if self.cloud is not None or not (
+            self.settings.cloud.providers or self.settings.cloud.servers
+        ):
+            return
+        prices = await asyncio.to_thread(PriceTable.load, self.paths.config_dir)
+        self.cloud = await CloudRoutes.open(
+            self.settings.cloud, await self.secret_store(), prices, self._health_listener
+        )
+
+    def cloud_models(self) -> list[CloudModel]:
+        return self.cloud.models() if self.cloud else []
+
+    def budget_left_usd(self) -> float:
+        return self.settings.routing.monthly_budget_usd - (self._spent_this_month or 0.0)
+
+    def _spent(self, cost_usd: float) -> None:
+        self._spent_this_month = (self._spent_this_month or 0.0) + cost_usd
+
     async def answerer(self, progress: Progress | None = None) -> Answerer:
         """The answering pipeline; loads the chat model on first use."""
-        if self._answerer is None:
+        if self._engine is None:
             # Joining the bundled model's parts on first use takes seconds: off the loop.
             engine = LocalEngine(await asyncio.to_thread(self.chat_model, progress))
             await engine.start()
             self._engine = engine
+        if self._spent_this_month is None:
+            month = datetime.now(UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+            self._spent_this_month = await self.library.cost_since(month)
+        if self._answerer is None:
+            policy = AutoPolicy(
+                self.settings.routing, self._engine.model, self.cloud_models, self.budget_left_usd
+            )
+            cloud = self.cloud
             self._answerer = Answerer(
-                self.library, {"local": engine}, LocalOnlyPolicy(engine.model), self.settings
+                self.library,
+                self._engine,
+                policy,
+                self.settings,
+                cloud_engine=cloud.engine if cloud else None,
+                cache=self._cache,
+                on_cost=self._spent,
             )
         return self._answerer
 
@@ -90,18 +136,34 @@ class Docent:
         return await self._renderer.run(render_page, path, page, zoom, passage)
 
     async def apply_settings(self, settings: Settings) -> None:
-        """Use new settings from now on; a changed local model reloads at the next question."""
+        """Use new settings from now on: a changed local model reloads at the next question,
+        changed cloud routes reconnect now, and earlier answers are no longer served cached."""
         reload = settings.local != self.settings.local
+        reconnect = (settings.cloud, settings.secrets) != (
+            self.settings.cloud,
+            self.settings.secrets,
+        )
         self.settings = settings
-        if reload:
-            if self._engine is not None:
-                await self._engine.close()
+        self._answerer = None  # rebuilt at the next question, around the new settings
+        self._cache = AnswerCache(settings.routing.cache_ttl_s)
+        if reload and self._engine is not None:
+            await self._engine.close()
             self._engine = None
+        if reconnect:
+            await self.restart_cloud()
+
+    async def restart_cloud(self) -> None:
+        """Reconnect with the current settings and keys (after a key was stored, too)."""
+        if self.cloud is not None:
+            await self.cloud.close()
+            self.cloud = None
             self._answerer = None
-        elif self._answerer is not None:
-            self._answerer.settings = settings
+        if self._cloud_wanted:
+            await self.start_cloud()
 
     async def close(self) -> None:
+        if self.cloud is not None:
+            await self.cloud.close()
         if self._engine is not None:
             await self._engine.close()
         self._renderer.shutdown()

@@ -20,6 +20,7 @@ from app.errors import DocentError
 from app.index import DocumentInfo, EmbeddingProgress
 from app.ingest import FileFailed, FileIndexed, FileSkipped, FileStarted, PagesParsed
 from app.llm.engine import CancelToken
+from app.routing import Route
 
 
 class UsageError(DocentError):
@@ -44,6 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
     ask = commands.add_parser("ask", help="ask a question; the answer streams with its sources")
     ask.add_argument("question")
     ask.add_argument("--json", action="store_true", help="print one JSON object instead")
+    ask.add_argument(
+        "--route",
+        choices=["local", "cloud"],
+        default=None,
+        help="answer on this route instead of the router's choice",
+    )
     ask.add_argument(
         "--doc",
         action="append",
@@ -114,7 +121,9 @@ async def _dispatch(arguments: argparse.Namespace) -> int:
             case "index":
                 return await _index(docent, arguments.paths, embed=not arguments.no_embed)
             case "ask":
-                return await _ask(docent, arguments.question, arguments.doc, arguments.json)
+                return await _ask(
+                    docent, arguments.question, arguments.doc, arguments.json, arguments.route
+                )
             case "docs":
                 return await _docs(docent, arguments.json)
             case "remove":
@@ -202,8 +211,17 @@ def match_documents(documents: Sequence[DocumentInfo], names: Sequence[str]) -> 
     return found
 
 
-async def _ask(docent: Docent, question: str, scope_names: Sequence[str], as_json: bool) -> int:
+async def _ask(
+    docent: Docent,
+    question: str,
+    scope_names: Sequence[str],
+    as_json: bool,
+    route: Route | None,
+) -> int:
     scope = [d.id for d in await _resolve(docent, scope_names)] if scope_names else None
+    await docent.start_cloud()
+    if docent.cloud is not None:  # one question: wait for the sessions instead of routing around
+        await docent.cloud.settled()
     answerer = await docent.answerer()
     cancel = CancelToken()
     loop = asyncio.get_running_loop()
@@ -212,12 +230,15 @@ async def _ask(docent: Docent, question: str, scope_names: Sequence[str], as_jso
     out = sys.stdout
     result: dict[str, Any] = {"question": question}
     status = 0
-    async for event in answerer.answer(question, scope, cancel):
+    async for event in answerer.answer(question, scope, cancel, route):
         match event:
             case SourcesFound(sources=sources):
                 result["sources"] = [s.as_dict() | {"text": s.text} for s in sources]
-            case RouteDecided(route=route, model=model, reason=reason):
-                result["route"] = {"route": route, "model": model, "reason": reason}
+            case RouteDecided(route=chosen, model=model, reason=reason):
+                if "route" in result and not as_json:  # a fallback: say so before its answer
+                    print(f"\n[{chosen}: {reason}]", file=sys.stderr)
+                result["route"] = {"route": chosen, "model": model, "reason": reason}
+                result.setdefault("routes", []).append(result["route"])
             case Token(text=text) if not as_json:
                 out.write(text)
                 out.flush()
@@ -231,6 +252,9 @@ async def _ask(docent: Docent, question: str, scope_names: Sequence[str], as_jso
                     "cancelled": finished.cancelled,
                     "grounded": finished.grounded,
                     "history_id": finished.history_id,
+                    "sent": None
+                    if finished.sent is None
+                    else [{"role": m.role, "content": m.content} for m in finished.sent],
                 }
                 if not as_json:
                     if finished.cancelled:

@@ -87,9 +87,11 @@ class McpConnection:
         listener: HealthListener | None = None,
         backoff_s: tuple[float, ...] = BACKOFF_S,
         sampling: SamplingFnT = refuse_sampling,
+        auth: httpx2.Auth | None = None,
     ) -> None:
         self.settings = settings
         self._sampling = sampling
+        self._auth = auth  # OAuth (app.cloud.oauth) for HTTP servers that ask for it
         self._key = key
         self._listener = listener
         self._backoff_s = backoff_s
@@ -174,11 +176,13 @@ class McpConnection:
                 headers=headers,
                 timeout=server.connect_timeout_s,
                 sse_read_timeout=server.timeout_s,
+                auth=self._auth,
             )
         http = await stack.enter_async_context(
             httpx2.AsyncClient(
                 headers=headers,
                 timeout=httpx2.Timeout(server.connect_timeout_s, read=server.timeout_s),
+                auth=self._auth,
             )
         )
         return streamable_http_client(server.url, http_client=http)
@@ -257,10 +261,11 @@ class CloudAnswer:
     finish_reason: str
 
 
-def read_result(result: CallToolResult, server: str) -> CloudAnswer:
+def read_result(result: CallToolResult, server: str, tool: str) -> CloudAnswer:
     text = "".join(item.text for item in result.content if isinstance(item, TextContent))
     if result.is_error:
-        raise EngineError(f"{server}: {text or 'the tool failed without a message'}")
+        reason = text.removeprefix(f"Error executing tool {tool}: ")  # the SDK's wrapper
+        raise EngineError(f"{server}: {reason or 'the tool failed without a message'}")
     structured = result.structured_content or {}
     usage = structured.get("usage") or {}
     return CloudAnswer(
@@ -279,9 +284,14 @@ class McpChatEngine:
 
     route = "cloud"
 
-    def __init__(self, connection: McpConnection, model: str, price: PriceLookup) -> None:
+    def __init__(
+        self, connection: McpConnection, model: str, price: PriceLookup, model_id: str = ""
+    ) -> None:
+        """`model` as the server's tool expects it; `model_id` as the badge and the price
+        table name it (default: the same)."""
         self.connection = connection
-        self.model = model
+        self.model = model_id or model
+        self._tool_model = model
         self._price = price
 
     async def stream(
@@ -299,7 +309,7 @@ class McpChatEngine:
 
         call = asyncio.ensure_future(
             self.connection.call_tool(
-                settings.chat_tool, tool_arguments(settings, request, self.model), on_progress
+                settings.chat_tool, tool_arguments(settings, request, self._tool_model), on_progress
             )
         )
 
@@ -334,7 +344,7 @@ class McpChatEngine:
                         f"{settings.name} sent no text within {deadline:g} s "
                         "(set its first-token timeout to 0 if it does not stream)"
                     )
-            answer = read_result(call.result(), settings.name)
+            answer = read_result(call.result(), settings.name, settings.chat_tool)
         except asyncio.CancelledError:
             if not cancel.is_cancelled():
                 raise

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
@@ -106,6 +107,12 @@ class Library:
 
     async def record(self, record: HistoryRecord) -> int:
         return await self.write(lambda store: store.add_history(record))
+
+    async def index_version(self) -> int:
+        return await self.read(lambda store: store.index_version())
+
+    async def cost_since(self, since: datetime) -> float:
+        return await self.read(lambda store: store.cost_since(since))
 
     # --- search --------------------------------------------------------------------------------
 

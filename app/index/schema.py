@@ -66,6 +66,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     ),
+    # 2: what each cloud call sent, so the user can see it (NULL for local answers).
+    ("ALTER TABLE history ADD COLUMN sent TEXT",),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -98,6 +98,7 @@ class HistoryRecord:
     tokens_per_s: float | None
     cost_usd: float
     grounded: float | None
+    sent: Sequence[dict[str, str]] | None = None  # exactly what a cloud call sent
 
 
 def embedding_text(heading: str | None, text: str) -> str:
@@ -175,6 +176,7 @@ class Store:
                 self._insert_chunks(document_id, batch)
                 count += len(batch)
             self.db.execute("UPDATE documents SET chunks = ? WHERE id = ?", [count, document_id])
+            self._bump_index_version()
         return document_id
 
     def _insert_chunks(self, document_id: int, batch: list[Chunk]) -> None:
@@ -206,7 +208,18 @@ class Store:
             "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)",
             [document_id],
         )
+        self._bump_index_version()
         return self.db.execute("DELETE FROM documents WHERE id = ?", [document_id]).rowcount > 0
+
+    def _bump_index_version(self) -> None:
+        """Counts changes to what can be retrieved (not history): answer caches key on it."""
+        self.db.execute(
+            "INSERT INTO meta (key, value) VALUES ('index_version', '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )
+
+    def index_version(self) -> int:
+        return int(self.get_meta("index_version") or 0)
 
     # --- search ----------------------------------------------------------------------------
 
@@ -319,8 +332,8 @@ class Store:
         cursor = self.db.execute(
             """INSERT INTO history (asked_at, question, scope, answer, status, error, route,
                    model, reason, citations, retrieval_s, ttft_s, total_s, prompt_tokens,
-                   completion_tokens, tokens_per_s, cost_usd, grounded)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                   completion_tokens, tokens_per_s, cost_usd, grounded, sent)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             [
                 datetime.now(UTC).isoformat(timespec="milliseconds"),
                 record.question,
@@ -340,9 +353,18 @@ class Store:
                 record.tokens_per_s,
                 record.cost_usd,
                 record.grounded,
+                None if record.sent is None else json.dumps(list(record.sent), ensure_ascii=False),
             ],
         )
         return int(cursor.lastrowid or 0)
+
+    def cost_since(self, since: datetime) -> float:
+        """What answers cost from `since` on (the month's cloud spending)."""
+        row = self.db.execute(
+            "SELECT coalesce(sum(cost_usd), 0) FROM history WHERE asked_at >= ?",
+            [since.isoformat(timespec="milliseconds")],
+        ).fetchone()
+        return float(row[0])
 
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
         return list(self.db.query("SELECT * FROM history ORDER BY id DESC LIMIT ?", [limit]))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from app.answer_cache import AnswerCache
 from app.answering import (
     Answerer,
     Citation,
@@ -30,17 +32,17 @@ from app.llm.engine import (
     PromptEvaluated,
     TokenGenerated,
 )
-from app.routing import NO_CLOUD, LocalOnlyPolicy, Route
+from app.routing import NO_CLOUD, AutoPolicy, CloudModel, LocalOnlyPolicy, Route
 from app.settings import Settings
 
 
 class ScriptedEngine:
     route = "local"
-    model = "scripted"
 
-    def __init__(self, pieces: list[str], fail: str | None = None) -> None:
+    def __init__(self, pieces: list[str], fail: str | None = None, model: str = "scripted") -> None:
         self.pieces = pieces
         self.fail = fail
+        self.model = model
         self.requests: list[GenerationRequest] = []
 
     async def stream(
@@ -56,6 +58,8 @@ class ScriptedEngine:
             if cancel.is_cancelled():
                 yield GenerationDone(100, count, "cancelled", first, last)
                 return
+            if piece.startswith("!"):  # a failure in mid-answer
+                raise EngineError(piece[1:])
             last = time.perf_counter()
             first = first or last
             count += 1
@@ -97,7 +101,7 @@ def collect(
 
 def make_answerer(tmp_path: Path, engine: ScriptedEngine) -> tuple[Answerer, Library]:
     library = asyncio.run(library_with_report(tmp_path / "library.sqlite3"))
-    return Answerer(library, {"local": engine}, LocalOnlyPolicy("scripted"), Settings()), library
+    return Answerer(library, engine, LocalOnlyPolicy("scripted"), Settings()), library
 
 
 def test_event_order_citations_metrics_and_history(tmp_path: Path) -> None:
@@ -165,9 +169,7 @@ def test_an_empty_library_and_an_empty_question_fail_clearly(tmp_path: Path) -> 
         await library.open()
         return library
 
-    answerer = Answerer(
-        asyncio.run(empty()), {"local": ScriptedEngine([])}, LocalOnlyPolicy("x"), Settings()
-    )
+    answerer = Answerer(asyncio.run(empty()), ScriptedEngine([]), LocalOnlyPolicy("x"), Settings())
     assert collect(answerer, "anything?")[-1].error.startswith("No documents are indexed yet")
     assert collect(answerer, "   ")[-1].error == "the question is empty"
 
@@ -179,3 +181,123 @@ def test_sources_respect_the_prompt_budget(tmp_path: Path) -> None:
     assert [s.number for s in choose_sources(passages, 20)] == [1]
     messages = build_messages("system text", "Q?", choose_sources(passages, 10_000))
     assert messages[1].content.endswith("Question: Q?")
+
+
+QUESTION = "How long are customer invoices kept?"
+
+
+def cloud_answerer(
+    tmp_path: Path, cloud: ScriptedEngine, local: ScriptedEngine, **routing: object
+) -> tuple[Answerer, Library]:
+    library = asyncio.run(library_with_report(tmp_path / "library.sqlite3"))
+    settings = Settings.model_validate({"routing": {"mode": "cloud", **routing}})
+    policy = AutoPolicy(
+        settings.routing, local.model, lambda: [CloudModel("gw/big", "gw", True)], lambda: 1.0
+    )
+    answerer = Answerer(library, local, policy, settings, cloud_engine=lambda model: cloud)
+    return answerer, library
+
+
+def history(library: Library) -> list[dict]:
+    return asyncio.run(library.read(lambda store: store.history()))
+
+
+def test_a_repeated_question_is_a_cache_hit_with_its_own_route(tmp_path: Path) -> None:
+    engine = ScriptedEngine(["Invoices are retained", " for seven years."])
+    answerer, library = make_answerer(tmp_path, engine)
+    first = collect(answerer, QUESTION)[-1]
+    again = collect(answerer, "  how long are customer invoices KEPT  ")  # same, normalised
+    assert len(engine.requests) == 1
+    decided = next(e for e in again if isinstance(e, RouteDecided))
+    assert (decided.route, decided.model) == ("cache", "scripted")
+    finished = again[-1]
+    assert finished.answer == first.answer
+    assert finished.citations == first.citations
+    assert (finished.metrics.route, finished.metrics.cost_usd) == ("cache", 0.0)
+    assert [row["route"] for row in history(library)] == ["cache", "local"]
+
+
+def test_a_changed_index_or_an_expired_entry_is_a_miss(tmp_path: Path) -> None:
+    engine = ScriptedEngine(["Seven years."])
+    answerer, library = make_answerer(tmp_path, engine)
+    now = [0.0]
+    answerer.cache = AnswerCache(300, clock=lambda: now[0])
+    collect(answerer, QUESTION)
+    now[0] = 301.0
+    collect(answerer, QUESTION)
+    assert len(engine.requests) == 2  # expired
+    asyncio.run(library.remove(1))
+    asyncio.run(library_with_report_into(library))
+    collect(answerer, QUESTION)
+    assert len(engine.requests) == 3  # the index changed
+
+
+async def library_with_report_into(library: Library) -> None:
+    chunks = [Chunk(0, 1, "1", "Retention", "Customer invoices are retained for ten years.")]
+    await library.write(
+        lambda store: store.write_document(
+            NewDocument("/docs/new.pdf", "New", "pdf", "y", 1, 1, 1, None), chunks
+        )
+    )
+
+
+def test_identical_questions_in_flight_share_one_generation(tmp_path: Path) -> None:
+    engine = ScriptedEngine(["Seven", " years."])
+    answerer, _ = make_answerer(tmp_path, engine)
+
+    async def both() -> list[list]:
+        async def one() -> list:
+            return [event async for event in answerer.answer(QUESTION)]
+
+        return list(await asyncio.gather(one(), one()))
+
+    first, second = asyncio.run(both())
+    assert len(engine.requests) == 1
+    assert {first[-1].metrics.route, second[-1].metrics.route} == {"local", "cache"}
+
+
+def test_a_cloud_failure_before_the_first_token_falls_back_to_local(tmp_path: Path) -> None:
+    cloud = ScriptedEngine([], fail="gw: cannot reach http://127.0.0.1:9/mcp", model="gw/big")
+    local = ScriptedEngine(["Seven years."])
+    answerer, library = cloud_answerer(tmp_path, cloud, local)
+    events = collect(answerer, QUESTION)
+    routes = [(e.route, e.reason) for e in events if isinstance(e, RouteDecided)]
+    assert routes == [
+        ("cloud", "routing mode: cloud only"),
+        (
+            "fallback",
+            "cloud failed before its first token (gw: cannot reach http://127.0.0.1:9/mcp); "
+            "answered locally",
+        ),
+    ]
+    assert events[-1].answer == "Seven years."
+    assert events[-1].metrics.route == "fallback"
+    assert history(library)[0]["question"] == QUESTION  # the question is never lost
+
+
+def test_a_cloud_failure_mid_answer_fails_and_keeps_the_partial_answer(tmp_path: Path) -> None:
+    cloud = ScriptedEngine(["Seven", "!the stream from gw was cut off"], model="gw/big")
+    answerer, library = cloud_answerer(tmp_path, cloud, ScriptedEngine(["x"]))
+    events = collect(answerer, QUESTION)
+    assert isinstance(events[-1], Failed)
+    assert events[-1].error == "the stream from gw was cut off"
+    row = history(library)[0]
+    assert (row["status"], row["answer"], row["route"]) == ("failed", "Seven", "cloud")
+
+
+def test_privacy_excerpts_sends_no_file_names_and_records_what_was_sent(tmp_path: Path) -> None:
+    cloud = ScriptedEngine(["Seven years."], model="gw/big")
+    answerer, library = cloud_answerer(tmp_path, cloud, ScriptedEngine(["x"]), privacy="excerpts")
+    finished = collect(answerer, QUESTION)[-1]
+    sent = cloud.requests[0].messages[1].content
+    assert "report.pdf" not in sent
+    assert "[1]\nCustomer invoices are retained for seven years." in sent
+    assert finished.sent == tuple(cloud.requests[0].messages)
+    assert json.loads(history(library)[0]["sent"])[1]["content"] == sent
+
+
+def test_privacy_standard_names_the_documents(tmp_path: Path) -> None:
+    cloud = ScriptedEngine(["Seven years."], model="gw/big")
+    answerer, _ = cloud_answerer(tmp_path, cloud, ScriptedEngine(["x"]), privacy="standard")
+    collect(answerer, QUESTION)
+    assert "[1] report.pdf, page 1" in cloud.requests[0].messages[1].content

@@ -1,0 +1,120 @@
+"""The router's policy: each rule, with the reason the user will read."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.index import Passage
+from app.index.store import StoredChunk
+from app.routing import (
+    NO_CLOUD,
+    AutoPolicy,
+    CloudModel,
+    QuestionFeatures,
+    RetrievalConfidence,
+    RouteUnavailable,
+)
+from app.settings import RoutingSettings
+
+UP = CloudModel("gw/gpt-mini", "gateway", True)
+MATH = CloudModel("gw/o4-math", "gateway", True)
+DOWN = CloudModel("gw/gpt-mini", "gateway", False, "cannot reach http://127.0.0.1:9/mcp")
+
+
+def passage(document: int, similarity: float | None, both_lists: bool = True) -> Passage:
+    chunk = StoredChunk(1, document, f"/d/{document}.pdf", "t", 0, 1, "1", None, "text")
+    return Passage(chunk, 0.03, 1 if both_lists else None, 1, similarity)
+
+
+STRONG = [passage(1, 0.90), passage(1, 0.84)]
+
+
+def policy(
+    cloud: list[CloudModel] | None = None, budget_left: float = 5.0, **settings: object
+) -> AutoPolicy:
+    return AutoPolicy(
+        RoutingSettings.model_validate(settings),
+        "qwen-local",
+        lambda: [UP] if cloud is None else cloud,
+        lambda: budget_left,
+    )
+
+
+def test_a_simple_question_with_strong_evidence_stays_local() -> None:
+    decision = policy().decide("How long are invoices kept?", STRONG)
+    assert (decision.route, decision.model) == ("local", "qwen-local")
+    assert decision.reason == "simple question (strong evidence)"
+
+
+def test_a_hard_question_goes_to_the_cloud_with_its_reasons() -> None:
+    decision = policy().decide(
+        "Compare the retention of invoices and contracts, and why do they differ?", STRONG
+    )
+    assert (decision.route, decision.model) == ("cloud", "gw/gpt-mini")
+    assert (
+        decision.reason == "2-part question; asks for a comparison; asks why / for an explanation"
+    )
+
+
+def test_weak_or_scattered_evidence_counts_towards_escalation() -> None:
+    scattered = [passage(1, 0.79), passage(2, 0.78), passage(3, 0.77)]
+    decision = policy().decide("What is the policy on archives?", scattered)
+    assert decision.route == "cloud"
+    assert decision.reason == "weak evidence (best match 0.79); evidence spans 3 documents"
+
+
+def test_privacy_never_keeps_everything_local_and_refuses_a_cloud_request() -> None:
+    strict = policy(privacy="never")
+    hard = "Compare A and B, and why?"
+    assert strict.decide(hard, STRONG).reason == "privacy: nothing leaves this machine"
+    with pytest.raises(RouteUnavailable, match="never send anything"):
+        strict.decide(hard, STRONG, requested="cloud")
+
+
+def test_an_exhausted_budget_answers_locally_and_says_so() -> None:
+    decision = policy(budget_left=0.0).decide("Compare A and B, and why?", STRONG)
+    assert (decision.route, decision.reason) == (
+        "local",
+        "this month's cloud budget ($5.00) is spent",
+    )
+
+
+def test_cloud_health_is_read_at_every_decision() -> None:
+    down = policy(cloud=[DOWN]).decide("Compare A and B, and why?", STRONG)
+    assert down.route == "local"
+    assert down.reason == "cloud unavailable (gateway: cannot reach http://127.0.0.1:9/mcp)"
+    with pytest.raises(RouteUnavailable, match="every cloud route is down"):
+        policy(cloud=[DOWN]).decide("x", STRONG, requested="cloud")
+    with pytest.raises(RouteUnavailable, match=NO_CLOUD):
+        policy(cloud=[]).decide("x", STRONG, requested="cloud")
+
+
+def test_modes_and_explicit_requests_override_the_question() -> None:
+    assert policy(mode="local").decide("Compare A and B, and why?", STRONG).route == "local"
+    forced = policy(mode="cloud").decide("How long?", STRONG)
+    assert (forced.route, forced.reason) == ("cloud", "routing mode: cloud only")
+    asked = policy().decide("How long?", STRONG, requested="cloud")
+    assert asked.reason == "you asked for the cloud"
+
+
+def test_the_topic_map_picks_the_cloud_model() -> None:
+    decision = policy(cloud=[UP, MATH], topic_models={"math": "gw/o4-math"}).decide(
+        "Calculate the average of 120 and 80, and why does it matter?", STRONG
+    )
+    assert (decision.route, decision.model) == ("cloud", "gw/o4-math")
+
+
+def test_question_features_read_chinese_and_parts() -> None:
+    features = QuestionFeatures.read("乌龙茶和红茶有什么区别？为什么？")
+    assert features.language == "zh"
+    assert "comparison" in features.cues
+    assert "explanation" in features.cues
+    assert features.parts == 2
+    assert QuestionFeatures.read("How long?").parts == 1
+
+
+def test_retrieval_confidence_without_embeddings() -> None:
+    confidence = RetrievalConfidence.read([passage(1, None, both_lists=False)])
+    assert confidence.top_similarity is None
+    assert confidence.margin is None
+    assert not confidence.agreement
