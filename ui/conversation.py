@@ -8,6 +8,7 @@ or load (no images, no links but the ones Docent makes for sources).
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
@@ -23,6 +24,7 @@ from app.answering import (
     SourcesFound,
     Token,
 )
+from app.llm.engine import Message
 
 _SAFE_MARKDOWN = (
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub
@@ -34,15 +36,32 @@ def other_route(route: str) -> str:
     return "local" if route == "cloud" else "cloud"
 
 
+@dataclass(frozen=True, slots=True)
+class _Reask:
+    question: str
+    route: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Sent:
+    messages: tuple[Message, ...]
+
+
+def sent_as_text(messages: tuple[Message, ...]) -> str:
+    return "\n\n".join(f"── {m.role} ──\n{m.content}" for m in messages)
+
+
 class ConversationPanel(QWidget):
     """The transcript and the live badge of the answer in progress.
 
     Signals: source_clicked(object) — a cited Source whose link was clicked;
-    reask_requested(str, str) — question and route of a "re-ask with the other route" link.
+    reask_requested(str, str) — question and route of a "re-ask with the other route" link;
+    sent_requested(str) — what a cloud call sent, as text, when its link was clicked.
     """
 
     source_clicked = Signal(object)
     reask_requested = Signal(str, str)
+    sent_requested = Signal(str)
 
     def __init__(self) -> None:
         super().__init__()
@@ -62,7 +81,7 @@ class ConversationPanel(QWidget):
         self._asked_at = 0.0
         self._route = ""
         self._first_token_at: float | None = None
-        self._links: dict[str, Source | tuple[str, str]] = {}
+        self._links: dict[str, Source | _Reask | _Sent] = {}
         self._answer_start = 0
         self._question = ""
 
@@ -89,7 +108,9 @@ class ConversationPanel(QWidget):
                 self._write(text)
             case Citation():
                 pass  # listed with the sources when the answer is finished
-            case Finished(answer=answer, citations=citations, metrics=metrics, cancelled=cancelled):
+            case Finished(
+                answer=answer, citations=citations, metrics=metrics, cancelled=cancelled, sent=sent
+            ):
                 self._ticker.stop()
                 self._render_markdown(answer)
                 if cancelled:
@@ -101,7 +122,10 @@ class ConversationPanel(QWidget):
                         self._link(f"[{source.number}] {source.where}", source)
                 self._write("\n" + metrics.footer() + "\n")
                 route = other_route(metrics.route)
-                self._link(f"↻ Re-ask with the {route} route", (self._question, route))
+                self._link(f"↻ Re-ask with the {route} route", _Reask(self._question, route))
+                if sent:
+                    self._write("   ")
+                    self._link("⇪ What was sent to the cloud", _Sent(sent))
                 self.badge.setText(metrics.footer())
             case Failed(error=error):
                 self._ticker.stop()
@@ -136,7 +160,7 @@ class ConversationPanel(QWidget):
         cursor.movePosition(QTextCursor.MoveOperation.End)
         return cursor.position()
 
-    def _link(self, text: str, target: Source | tuple[str, str]) -> None:
+    def _link(self, text: str, target: Source | _Reask | _Sent) -> None:
         href = f"docent-link:{len(self._links)}"
         self._links[href] = target
         link = QTextCharFormat()
@@ -154,8 +178,10 @@ class ConversationPanel(QWidget):
         match self._links.get(url.toString()):
             case Source() as source:
                 self.source_clicked.emit(source)
-            case (question, route):
+            case _Reask(question=question, route=route):
                 self.reask_requested.emit(question, route)
+            case _Sent(messages=messages):
+                self.sent_requested.emit(sent_as_text(messages))
 
     def _write(self, text: str) -> None:
         cursor = self.transcript.textCursor()

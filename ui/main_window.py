@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QByteArray, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QDialog,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from app.answering import Finished, Source, Token
 from app.bootstrap import Docent
+from app.cloud.client import Health, HealthState
 from app.index import EmbeddingProgress
 from app.llm.engine import CancelToken
 from app.routing import Route
@@ -91,6 +93,7 @@ class MainWindow(QMainWindow):
         self.conversation = ConversationPanel()
         self.conversation.source_clicked.connect(self.show_source)
         self.conversation.reask_requested.connect(self._reask)
+        self.conversation.sent_requested.connect(self.show_sent)
         self.previews: list[PagePreview] = []
         self.question = QuestionBox()
         self.question.submitted.connect(self.ask)
@@ -124,9 +127,12 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Drop documents here, or press Ctrl+O.")
         self.model_state = QLabel()
         self.library_state = QLabel()
+        self.cloud_state = QLabel()
         self.statusBar().addPermanentWidget(self.library_state)
         self.statusBar().addPermanentWidget(self.model_state)
+        self.statusBar().addPermanentWidget(self.cloud_state)
         self._show_model_state()
+        self._show_cloud_state()
 
         self._state_file = docent.paths.config_dir / "window.json"
         self.state = WindowState.load(self._state_file)
@@ -176,8 +182,22 @@ class MainWindow(QMainWindow):
             f"Local model: {Path(name).stem if name.endswith('.gguf') else name} ({state})"
         )
 
+    def _show_cloud_state(self, changed: Health | None = None) -> None:
+        """Cloud / MCP health, live: every session reports its changes here."""
+        health = self.docent.cloud.health() if self.docent.cloud else []
+        if not health:
+            self.cloud_state.setText("Cloud: not configured")
+            self.cloud_state.setToolTip("Add a provider or an MCP server in Settings.")
+            return
+        ready = sum(h.state is HealthState.READY for h in health)
+        self.cloud_state.setText(f"Cloud: {ready}/{len(health)} ready")
+        self.cloud_state.setToolTip("\n".join(h.describe() for h in health))
+
     async def start(self) -> None:
-        """Show the library and restore the scope; on the very first run, index the guide."""
+        """Show the library, restore the scope and connect the cloud routes; on the very first
+        run, index the guide."""
+        await self.docent.start_cloud(self._show_cloud_state)
+        self._show_cloud_state()
         await self.refresh()
         self.documents.tick(self.state.scope)
         if not self.state.first_run_done:
@@ -247,6 +267,7 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(self.docent, self)
         dialog.applied.connect(lambda: self.statusBar().showMessage("Settings applied.", 5000))
         dialog.applied.connect(self._show_model_state)
+        dialog.applied.connect(self._show_cloud_state)
         dialog.show()
         return dialog
 
@@ -256,6 +277,18 @@ class MainWindow(QMainWindow):
         preview.finished.connect(self._forget_closed_previews)
         preview.show()
         return preview
+
+    def show_sent(self, text: str) -> QDialog:
+        """Exactly what a cloud call sent: the privacy setting, made visible."""
+        dialog = QDialog(self)
+        dialog.setWindowTitle("What was sent to the cloud")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        view = QPlainTextEdit(text)
+        view.setReadOnly(True)
+        QVBoxLayout(dialog).addWidget(view)
+        dialog.resize(700, 500)
+        dialog.show()
+        return dialog
 
     def _forget_closed_previews(self) -> None:
         for preview in [p for p in self.previews if not p.isVisible()]:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import QUrl
 from pytestqt.qtbot import QtBot
 
 from app.answering import Finished, RouteDecided, Token
+from app.llm.engine import Message
 from app.metrics import AnswerMetrics
 from ui.conversation import ConversationPanel
 
@@ -34,3 +36,23 @@ def test_markdown_is_rendered_and_html_is_shown_as_text(qtbot: QtBot) -> None:
     assert "&lt;b&gt;raw&lt;/b&gt;" in html
     assert text.index("Q: How long?") < text.index("Seven years.")
     assert panel.badge.text() == metrics().footer()
+
+
+def test_a_cloud_answer_links_to_exactly_what_was_sent(qtbot: QtBot) -> None:
+    panel = ConversationPanel()
+    qtbot.addWidget(panel)
+    sent = (Message("system", "Answer from sources."), Message("user", "[1]\nInvoices: 7 years."))
+    cloud = AnswerMetrics("cloud", "gw/big", "asks why", 0.01, 0.5, 1.0, 10, 5, 20.0, 0.001)
+    panel.begin("Why seven years?")
+    panel.apply(Token("Tax audits."))
+    panel.apply(Finished("Tax audits.", (), cloud, 1, False, None, sent))
+    assert "↻ Re-ask with the local route" in panel.transcript.toPlainText()
+    *_, reask, what_was_sent = list(panel._links)
+    with qtbot.waitSignal(panel.sent_requested) as shown:
+        panel.transcript.anchorClicked.emit(QUrl(what_was_sent))
+    assert shown.args == [
+        "── system ──\nAnswer from sources.\n\n── user ──\n[1]\nInvoices: 7 years."
+    ]
+    with qtbot.waitSignal(panel.reask_requested) as asked:
+        panel.transcript.anchorClicked.emit(QUrl(reask))
+    assert asked.args == ["Why seven years?", "local"]

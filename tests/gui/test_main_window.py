@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.bootstrap import Docent
+from app.paths import Paths
 from app.routing import NO_CLOUD
 from tests.documents import write_encrypted_pdf, write_pdf
 from ui.main_window import MainWindow
@@ -217,3 +219,23 @@ def test_the_stall_meter_reports_ticks_while_indexing_and_answering(
     assert result.tokens > 0
     assert result.pages == 4
     assert 0 <= result.p99_lateness_ms <= result.longest_stall_ms
+
+
+def test_the_status_bar_shows_cloud_health_live(
+    qapp: QApplication, loop: qasync.QEventLoop, qtbot: QtBot, isolated_paths: Paths
+) -> None:
+    server = {"name": "team", "command": "/nowhere/mcp-server", "models": ["big"]}
+    isolated_paths.settings_file.write_text(json.dumps({"cloud": {"servers": [server]}}))
+    docent = Docent.from_environment(embeddings=False)
+    loop.run_until_complete(docent.open())
+    window = MainWindow(docent)
+    assert window.cloud_state.text() == "Cloud: not configured"
+    loop.run_until_complete(window.start())
+    qtbot.waitUntil(lambda: "failed" in window.cloud_state.toolTip(), timeout=30_000)
+    assert window.cloud_state.text() == "Cloud: 0/1 ready"
+    assert window.cloud_state.toolTip() == (
+        "team: failed (cannot start '/nowhere/mcp-server': No such file or directory)"
+    )
+    loop.run_until_complete(window.shutdown())
+    loop.run_until_complete(docent.close())
+    window.deleteLater()
