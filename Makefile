@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 PEERS := tests/peers/node
 
-.PHONY: setup peers run test lint bench screenshots clean
+.PHONY: setup peers run test lint bench conformance screenshots clean
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,10 @@ test: lint peers
 
 bench: setup
 	$(BIN)/docent bench core
+
+# The official MCP conformance suite's client scenarios against Docent's client: a table.
+conformance: setup peers
+	$(BIN)/python -m tests.conformance.run
 
 # The real app under Xvfb (apt install xvfb) on the bundled samples: a first run in a fresh
 # folder, with the models the tests share.

@@ -8,6 +8,7 @@ cost a stat, not a 500 MB hash.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import tempfile
@@ -33,13 +34,16 @@ class ModelPart:
     package: str
     path: str
 
-    def locate(self) -> Path:
+    @property
+    def installed(self) -> bool:
+        return importlib.util.find_spec(self.package) is not None
+
+    def locate(self, extra: str | None = None) -> Path:
         try:
             root = resources.files(self.package)
         except ModuleNotFoundError:
-            raise ModelError(
-                f"package {self.package!r} is not installed (reinstall Docent to restore it)"
-            ) from None
+            remedy = f"pip install 'docent[{extra}]'" if extra else "reinstall Docent to restore it"
+            raise ModelError(f"package {self.package!r} is not installed ({remedy})") from None
         return Path(str(root.joinpath(self.path)))
 
 
@@ -56,10 +60,15 @@ class CatalogModel:
     upstream: str
     parts: tuple[ModelPart, ...]
     default: bool = False
+    extra: str | None = None  # the pip extra that installs an optional model's packages
 
     @property
     def bundled(self) -> bool:
         return bool(self.parts)
+
+    @property
+    def installed(self) -> bool:
+        return all(part.installed for part in self.parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +94,7 @@ class Catalog:
                     upstream=entry["upstream"],
                     parts=tuple(ModelPart(**part) for part in entry.get("parts", [])),
                     default=bool(entry.get("default", False)),
+                    extra=entry.get("extra"),
                 )
                 for entry in entries
             )
@@ -139,7 +149,7 @@ def ensure_model(model: CatalogModel, models_dir: Path, progress: Progress | Non
     stamp = models_dir / f"{model.file}.verified"
     if len(model.parts) == 1:
         # A single-part model is used in place, inside its package: verified once, never copied.
-        target = model.parts[0].locate()
+        target = model.parts[0].locate(model.extra)
         if not _stamp_matches(stamp, target, model):
             _verify(target, model, progress)
             _write_stamp(stamp, target, model)
@@ -174,7 +184,7 @@ def _verify(source: Path, model: CatalogModel, progress: Progress | None) -> Non
 
 
 def _assemble(model: CatalogModel, target: Path, progress: Progress | None) -> None:
-    sources = [part.locate() for part in model.parts]
+    sources = [part.locate(model.extra) for part in model.parts]
     for source in sources:
         if not source.exists():
             raise ModelError(f"model {model.name}: bundled part {source} is missing")

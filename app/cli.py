@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -17,6 +18,7 @@ from app.answering import Citation, Failed, Finished, RouteDecided, SourcesFound
 from app.bootstrap import Docent
 from app.catalog import ensure_model
 from app.errors import DocentError
+from app.evaluation import MODES, evaluate, load_questions, table
 from app.index import DocumentInfo, EmbeddingProgress
 from app.ingest import FileFailed, FileIndexed, FileSkipped, FileStarted, PagesParsed
 from app.llm.engine import CancelToken
@@ -74,6 +76,31 @@ def build_parser() -> argparse.ArgumentParser:
         "--setup", action="store_true", help="assemble and verify the bundled models now"
     )
 
+    evaluation = commands.add_parser(
+        "eval", help="the same questions through local only, cloud only and auto, in one table"
+    )
+    evaluation.add_argument(
+        "qa",
+        nargs="?",
+        type=Path,
+        default=None,
+        help="a QA .jsonl file (default: the set shipped for the sample documents)",
+    )
+    evaluation.add_argument(
+        "--documents",
+        nargs="*",
+        type=Path,
+        default=None,
+        help="index these first (default with the shipped set: the sample documents)",
+    )
+    evaluation.add_argument(
+        "--modes",
+        default="local only,cloud only,auto",
+        help="comma-separated, from: local only, cloud only, auto",
+    )
+    evaluation.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    evaluation.add_argument("--json", type=Path, default=None, help="also write the rows here")
+
     commands.add_parser(
         "gateway",
         help="serve Docent's cloud gateway (an MCP server) over stdio; the app starts it itself",
@@ -112,7 +139,7 @@ async def _dispatch(arguments: argparse.Namespace) -> int:
 
         return await run_bench(arguments.suite, quick=arguments.quick, out=arguments.out)
     # Listing and removing need no embedder: skip loading it.
-    docent = Docent.from_environment(embeddings=arguments.command in ("index", "ask"))
+    docent = Docent.from_environment(embeddings=arguments.command in ("index", "ask", "eval"))
     if arguments.command == "models":
         return _models(docent, arguments.setup)
     await docent.open()
@@ -120,6 +147,8 @@ async def _dispatch(arguments: argparse.Namespace) -> int:
         match arguments.command:
             case "index":
                 return await _index(docent, arguments.paths, embed=not arguments.no_embed)
+            case "eval":
+                return await _eval(docent, arguments)
             case "ask":
                 return await _ask(
                     docent, arguments.question, arguments.doc, arguments.json, arguments.route
@@ -281,6 +310,41 @@ async def _ask(
     return status
 
 
+async def _eval(docent: Docent, arguments: argparse.Namespace) -> int:
+    shipped = resources.files("resources").joinpath("eval/samples-qa.jsonl")
+    qa_path = arguments.qa or Path(str(shipped))
+    questions = load_questions(qa_path)[: arguments.limit]
+    modes = [mode.strip() for mode in arguments.modes.split(",")]
+    if unknown := [mode for mode in modes if mode not in MODES]:
+        raise UsageError(f"unknown mode {unknown[0]!r} (choose from: {', '.join(MODES)})")
+    documents = arguments.documents
+    if documents is None and arguments.qa is None:
+        documents = [Path(str(resources.files("resources").joinpath("sample")))]
+    if documents:
+        async for event in docent.ingestor.index(documents):
+            if isinstance(event, FileFailed):
+                raise UsageError(f"cannot index {event.path}: {event.reason}")
+        await docent.library.embed_pending()
+    # Every mode answers every question itself: no answer may come from another mode's cache.
+    await docent.apply_settings(
+        docent.settings.model_copy(
+            update={"routing": docent.settings.routing.model_copy(update={"cache_ttl_s": 0})}
+        )
+    )
+    await docent.start_cloud()
+    if docent.cloud is not None:
+        await docent.cloud.settled()
+    rows = await evaluate(await docent.answerer(), questions, modes)
+    print(f"{len(questions)} questions from {qa_path}\n")
+    print(table(rows))
+    for row in rows:
+        for failure in row["failures"]:
+            print(f"{row['mode']}: failed: {failure}", file=sys.stderr)
+    if arguments.json:
+        arguments.json.write_text(json.dumps(rows, indent=2, ensure_ascii=False), "utf-8")
+    return 0
+
+
 async def _docs(docent: Docent, as_json: bool) -> int:
     documents = await docent.library.documents()
     if as_json:
@@ -337,7 +401,7 @@ async def _history(docent: Docent, limit: int, as_json: bool) -> int:
 def _models(docent: Docent, setup: bool) -> int:
     progress = _Progress()
     for model in docent.catalog.models:
-        if setup and model.bundled:
+        if setup and model.bundled and (model.default or model.installed):
 
             def show(done: int, total: int, name: str = model.name) -> None:
                 progress.update(f"{name}: {done * 100 // max(total, 1)}%")

@@ -5,11 +5,13 @@ alive, closed on quit; their health feeds the router and the status bar."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import sys
 from collections.abc import Callable, Sequence
 
 from app.cloud.client import Health, HealthState, McpChatEngine, McpConnection
 from app.cloud.gateway import Provider, providers_environment
+from app.cloud.oauth import KeychainTokenStorage, LoopbackCallback, oauth_provider
 from app.cloud.pricing import PriceTable
 from app.llm.engine import ChatEngine, EngineError
 from app.routing import CloudModel
@@ -77,7 +79,9 @@ class CloudRoutes:
         for server in cloud.servers:
             if server.enabled:
                 settings.append((server, await asyncio.to_thread(key, server_key(server.name))))
-        connections = [McpConnection(server, secret, listener) for server, secret in settings]
+        connections = [
+            _connection(server, secret, secrets, listener) for server, secret in settings
+        ]
         for connection in connections:
             connection.start()
         return cls(connections, prices)
@@ -112,6 +116,39 @@ class CloudRoutes:
 
     async def close(self) -> None:
         await asyncio.gather(*(connection.close() for connection in self.connections))
+
+
+# A browser sign-in happens inside the connect step: give the user time for it.
+SIGN_IN_TIMEOUT_S = 300.0
+
+
+def _connection(
+    server: McpServerSettings,
+    key: str | None,
+    secrets: SecretStore,
+    listener: Callable[[Health], None] | None,
+) -> McpConnection:
+    """An HTTP server without a key signs in with OAuth if it asks for it (answers 401)."""
+    if server.transport == "stdio" or key:
+        return McpConnection(server, key, listener)
+    browser = LoopbackCallback(free_loopback_port())
+    auth = oauth_provider(
+        server.url,
+        KeychainTokenStorage(secrets, server.name),
+        browser.redirect,
+        browser.callback,
+        redirect_uri=browser.redirect_uri,
+    )
+    patient = server.model_copy(
+        update={"connect_timeout_s": max(server.connect_timeout_s, SIGN_IN_TIMEOUT_S)}
+    )
+    return McpConnection(patient, None, listener, auth=auth)
+
+
+def free_loopback_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def _model_id(server: str, model: str) -> str:

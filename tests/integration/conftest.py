@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import pytest
 
 from app.bootstrap import Docent
+from app.catalog import Catalog, ensure_model
 from app.ingest import IngestEvent
 from tests.conftest import SHARED_MODELS
 from tests.peers.openai_compatible import llama_cpp_server
@@ -42,4 +43,15 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     model = SHARED_MODELS / "qwen2.5-coder-0.5b-instruct-q4.gguf"
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
     with llama_cpp_server(model, log) as base_url:
+        yield base_url
+
+
+@pytest.fixture(scope="session")
+def larger_model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The "cloud" of the router's evaluation: a larger bundled GGUF (Qwen2.5-Coder-1.5B, from
+    the `larger-model` extra) behind llama.cpp's server, so the trade-off is real."""
+    catalog = Catalog.load()
+    model = ensure_model(catalog.get("qwen2.5-coder-1.5b"), SHARED_MODELS)
+    log = tmp_path_factory.mktemp("larger-model-server") / "server.log"
+    with llama_cpp_server(model, log, alias="qwen-1.5b") as base_url:
         yield base_url

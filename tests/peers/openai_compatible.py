@@ -22,7 +22,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def llama_cpp_server(model: Path, log: Path) -> Iterator[str]:
+def llama_cpp_server(model: Path, log: Path, alias: str = "qwen-mini") -> Iterator[str]:
     """`python -m llama_cpp.server` on 127.0.0.1; yields its base URL (…/v1) once uvicorn says
     it is serving. Its output is copied to `log` (and drained, so the pipe never fills)."""
     port = free_port()
@@ -30,7 +30,7 @@ def llama_cpp_server(model: Path, log: Path) -> Iterator[str]:
         [
             sys.executable, "-m", "llama_cpp.server", "--model", str(model),
             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
-            "--model_alias", "qwen-mini",
+            "--model_alias", alias,
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

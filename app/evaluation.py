@@ -1,0 +1,145 @@
+"""`docent eval QA.jsonl`: does the router pay? The same questions through local only, cloud
+only and auto, in one table: accuracy, citation page hit rate, share answered locally, total
+cost and median time to first token.
+
+A QA line: {"question", "answers": [alternative, …], "document": file name, "pages": [n, …]}.
+An alternative is a string, or a list of strings that must all appear (case-insensitive).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.answering import Answerer, Failed, Finished, Source
+from app.errors import DocentError
+from app.routing import Route
+
+MODES: dict[str, Route | None] = {"local only": "local", "cloud only": "cloud", "auto": None}
+
+
+class EvalError(DocentError):
+    """The question set cannot be read."""
+
+
+@dataclass(frozen=True, slots=True)
+class QA:
+    question: str
+    answers: tuple[tuple[str, ...], ...]
+    document: str
+    pages: tuple[int, ...]
+
+    def correct(self, answer: str) -> bool:
+        folded = answer.casefold()
+        return any(all(term.casefold() in folded for term in terms) for terms in self.answers)
+
+    def cited(self, citations: Sequence[Source]) -> bool:
+        return any(s.document == self.document and s.page in self.pages for s in citations)
+
+
+def load_questions(path: Path) -> list[QA]:
+    questions = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise EvalError(f"cannot read {path}: {error.strerror}") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            raw: dict[str, Any] = json.loads(line)
+            questions.append(
+                QA(
+                    question=raw["question"],
+                    answers=tuple(
+                        (answer,) if isinstance(answer, str) else tuple(answer)
+                        for answer in raw["answers"]
+                    ),
+                    document=raw["document"],
+                    pages=tuple(raw["pages"]),
+                )
+            )
+        except (ValueError, KeyError, TypeError) as error:
+            raise EvalError(f"{path}, line {number}: not a QA line ({error})") from None
+    if not questions:
+        raise EvalError(f"{path} holds no questions")
+    return questions
+
+
+@dataclass
+class ModeResult:
+    mode: str
+    answered: int = 0
+    correct: int = 0
+    cited: int = 0
+    local: int = 0
+    cost_usd: float = 0.0
+    ttfts: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    answers: list[dict[str, Any]] = field(default_factory=list)
+
+    def row(self, questions: int) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "questions": questions,
+            "accuracy": self.correct / questions,
+            "citation_page_hits": self.cited / questions,
+            "answered_locally": self.local / questions,
+            "cost_usd": self.cost_usd,
+            "median_ttft_s": statistics.median(self.ttfts) if self.ttfts else None,
+            "failures": self.failures,
+            "answers": self.answers,
+        }
+
+
+async def evaluate(
+    answerer: Answerer, questions: Sequence[QA], modes: Sequence[str]
+) -> list[dict[str, Any]]:
+    rows = []
+    for mode in modes:
+        result = ModeResult(mode)
+        for qa in questions:
+            async for event in answerer.answer(qa.question, route=MODES[mode]):
+                if isinstance(event, Finished):
+                    metrics = event.metrics
+                    result.answered += 1
+                    result.correct += qa.correct(event.answer)
+                    result.cited += qa.cited(event.citations)
+                    result.local += metrics.route in ("local", "fallback")
+                    result.cost_usd += metrics.cost_usd
+                    if metrics.ttft_s is not None:
+                        result.ttfts.append(metrics.ttft_s)
+                    result.answers.append(
+                        {
+                            "question": qa.question,
+                            "route": metrics.route,
+                            "reason": metrics.reason,
+                            "correct": qa.correct(event.answer),
+                            "cited": qa.cited(event.citations),
+                            "answer": event.answer,
+                        }
+                    )
+                elif isinstance(event, Failed):
+                    result.failures.append(f"{qa.question}: {event.error}")
+        rows.append(result.row(len(questions)))
+    return rows
+
+
+def table(rows: Sequence[dict[str, Any]]) -> str:
+    lines = [
+        "| mode | accuracy | citation page hits | answered locally | total cost | median TTFT |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        ttft = row["median_ttft_s"]
+        lines.append(
+            f"| {row['mode']} | {row['accuracy']:.0%} | {row['citation_page_hits']:.0%} | "
+            f"{row['answered_locally']:.0%} | ${row['cost_usd']:.4f} | "
+            + ("–" if ttft is None else f"{ttft:.2f} s")
+            + " |"
+        )
+    return "\n".join(lines)

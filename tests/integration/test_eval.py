@@ -1,0 +1,50 @@
+"""`docent eval` end to end: the shipped QA set's questions through local only, cloud only and
+auto, with a larger bundled model behind llama.cpp's server as the priced "cloud"."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+from app.paths import Paths
+from tests.integration.test_cli import docent
+
+PRICE_IN, PRICE_OUT = 0.40, 1.60
+
+
+def test_eval_prints_one_row_per_mode_from_real_answers(
+    isolated_paths: Paths, larger_model_server: str, tmp_path: Path
+) -> None:
+    provider = {"name": "bigger", "base_url": larger_model_server, "models": ["qwen-1.5b"]}
+    settings = {"cloud": {"providers": [provider]}, "local": {"max_tokens": 96}}
+    isolated_paths.settings_file.write_text(json.dumps(settings))
+    (isolated_paths.config_dir / "prices.toml").write_text(
+        f'[models."bigger/qwen-1.5b"]\ninput = {PRICE_IN}\noutput = {PRICE_OUT}\n'
+    )
+    shipped = resources.files("resources").joinpath("eval/samples-qa.jsonl").read_text("utf-8")
+    lines = shipped.splitlines()
+    qa = tmp_path / "qa.jsonl"  # two lookups and two questions that combine passages
+    qa.write_text("\n".join(lines[i] for i in (0, 3, 5, 7)), encoding="utf-8")
+    sample = Path(str(resources.files("resources").joinpath("sample")))
+    out = tmp_path / "rows.json"
+
+    result = docent("eval", str(qa), "--documents", str(sample), "--json", str(out))
+    assert result.returncode == 0, result.stderr
+    header, *rows = [line for line in result.stdout.splitlines() if line.startswith("| ")]
+    assert header.startswith("| mode | accuracy | citation page hits | answered locally |")
+    assert [row.split(" | ")[0] for row in rows] == ["| local only", "| cloud only", "| auto"]
+
+    local, cloud, auto = json.loads(out.read_text())
+    for row in (local, cloud, auto):
+        assert row["questions"] == 4
+        assert len(row["answers"]) == 4  # every question answered, none failed
+        assert row["accuracy"] == sum(a["correct"] for a in row["answers"]) / 4
+    assert local["answered_locally"] == 1.0
+    assert local["cost_usd"] == 0.0
+    assert {a["route"] for a in cloud["answers"]} == {"cloud"}
+    assert cloud["cost_usd"] > 0
+    routes = [a["route"] for a in auto["answers"]]
+    assert routes[:2] == ["local", "local"]  # the lookups stay local…
+    assert "cloud" in routes[2:]  # …a question that combines passages goes out
+    assert 0 < auto["cost_usd"] < cloud["cost_usd"]
