@@ -31,13 +31,14 @@ from app.bootstrap import Docent
 from app.catalog import ensure_model
 from app.documents import Chunk
 from app.embeddings import E5Embedder
-from app.index import Library
-from app.index.store import NewDocument, Store
+from app.index import Library, Passage
+from app.index.store import NewDocument, Store, StoredChunk
 from app.ingest import FileFailed, Ingestor
 from app.llm.engine import CancelToken, GenerationDone, GenerationRequest, TokenGenerated
 from app.llm.local import LocalEngine
 from app.paths import Paths
-from app.settings import Settings
+from app.routing import AutoPolicy, CloudModel
+from app.settings import RoutingSettings, Settings
 
 _TOPICS = (
     ("Retention", "invoices", "records", "archives", "contracts", "ledgers"),
@@ -422,6 +423,33 @@ def render(measures: Sequence[Measure]) -> str:
     return "\n".join(lines)
 
 
+def bench_router(questions: Sequence[str], repeats: int) -> Measure:
+    """The auto policy's decision on 20 retrieved passages (target: well under 10 ms)."""
+    policy = AutoPolicy(
+        RoutingSettings(),
+        "local",
+        lambda: [CloudModel("gw/model", "gw", True)],
+        lambda: 1.0,
+    )
+    passages = [
+        Passage(
+            StoredChunk(n, n % 5, f"/d/{n % 5}.pdf", "t", n, 1, "1", None, "text"),
+            1 / (60 + n),
+            n + 1,
+            n + 1,
+            0.9 - n / 200,
+        )
+        for n in range(20)
+    ]
+    measure = Measure("router decision", "ms", target="< 10 ms", compare="none")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        for question in questions:
+            policy.decide(question, passages)
+        measure.docent.append((time.perf_counter() - started) * 1000 / len(questions))
+    return measure
+
+
 async def bench_core(quick: bool) -> list[Measure]:
     paths = Paths.from_environment()
     paths.create()
@@ -453,6 +481,7 @@ async def bench_core(quick: bool) -> list[Measure]:
             await library.close()  # its embedder threads must not share the cores with the timing
         print("local generation …", flush=True)
         measures += await bench_generation(docent, requests)
+        measures.append(bench_router(questions * 50, repeats))
         print("retrieval …", flush=True)
         sizes = (2_000,) if quick else (10_000, 100_000)
         measures += await bench_retrieval(work, docent, sizes, queries=15 if quick else 60)

@@ -120,6 +120,13 @@ class EntryList(QWidget):
         self.error.setWordWrap(True)
         self.error.hide()
         self.form.addRow(self.error)
+        self.test_button = QPushButton("Test connection")
+        self.test_result = QLabel()
+        self.test_result.setWordWrap(True)
+        test_row = QHBoxLayout()
+        test_row.addWidget(self.test_button)
+        test_row.addWidget(self.test_result, 1)
+        self.form.addRow(test_row)
         self.editor = QWidget()
         self.editor.setLayout(self.form)
         layout = QHBoxLayout(self)
@@ -171,8 +178,14 @@ class EntryList(QWidget):
         self.names.takeItem(row)
         self._select(self.names.currentRow())
 
+    def selected(self) -> Entry | None:
+        """The entry the form shows, with the form's latest values."""
+        self._commit()
+        return self.entries[self.current] if 0 <= self.current < len(self.entries) else None
+
     def _select(self, row: int) -> None:
         self._commit()
+        self.test_result.clear()
         self.current = row
         self.editor.setEnabled(row >= 0)
         entry = self.entries[row] if row >= 0 else Entry(dict(self.template, name=""))

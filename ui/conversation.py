@@ -25,6 +25,7 @@ from app.answering import (
     Token,
 )
 from app.llm.engine import Message
+from ui.theme import route_colour
 
 _SAFE_MARKDOWN = (
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub
@@ -101,6 +102,11 @@ class ConversationPanel(QWidget):
                 pass  # only the sources the answer used are listed, when it is finished
             case RouteDecided(route=route, model=model, reason=reason):
                 self._route = f"route: {route} ({model}) · why: {reason}"
+                self.badge.setProperty("route", route)
+                colour = route_colour(route).name()
+                self.badge.setStyleSheet(
+                    f"#badge {{ border-left: 6px solid {colour}; padding-left: 6px; }}"
+                )
                 self._tick()
             case Token(text=text):
                 if self._first_token_at is None:

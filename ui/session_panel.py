@@ -6,17 +6,11 @@ from collections import Counter
 
 from PySide6.QtCharts import QChart, QChartView, QScatterSeries, QValueAxis
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.metrics import AnswerMetrics
-
-ROUTE_COLOURS = {
-    "local": QColor(46, 125, 50),
-    "cloud": QColor(21, 101, 192),
-    "cache": QColor(120, 120, 120),
-    "fallback": QColor(230, 81, 0),
-}
+from ui.theme import route_colour
 
 
 class SessionPanel(QWidget):
@@ -91,7 +85,7 @@ class SessionPanel(QWidget):
         if key not in self.series:
             series = QScatterSeries()
             series.setName(f"{route} {measure}")
-            series.setColor(ROUTE_COLOURS.get(route, QColor(0, 0, 0)))
+            series.setColor(route_colour(route))
             series.setMarkerSize(7 if measure == "TTFT" else 12)
             self.chart.addSeries(series)
             series.attachAxis(self.x_axis)

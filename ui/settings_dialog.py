@@ -30,8 +30,9 @@ from PySide6.QtWidgets import (
 
 from app.bootstrap import Docent, chat_model_config
 from app.catalog import ModelError
+from app.cloud.probe import probe_provider, probe_server
 from app.secrets import SecretStore, SecretStoreError, provider_key, server_key
-from app.settings import McpServerSettings, RoutingSettings, Settings
+from app.settings import McpServerSettings, ProviderSettings, RoutingSettings, Settings
 from ui.cloud_settings import PROVIDER_FIELDS, SERVER_FIELDS, Entry, EntryList
 from ui.theme import error_style
 
@@ -111,6 +112,9 @@ class SettingsDialog(QDialog):
         self.servers = EntryList(
             "MCP servers", SERVER_FIELDS, McpServerSettings.model_construct().model_dump()
         )
+        self.providers.test_button.clicked.connect(lambda: self.test_connection(self.providers))
+        self.servers.test_button.clicked.connect(lambda: self.test_connection(self.servers))
+        self.testing: asyncio.Task[None] | None = None
         self.providers.load([Entry(item.model_dump()) for item in settings.cloud.providers])
         self.servers.load([Entry(item.model_dump()) for item in settings.cloud.servers])
 
@@ -170,6 +174,32 @@ class SettingsDialog(QDialog):
                 entry.stored_key = await asyncio.to_thread(store.get, key_name(entry.stored_as))
         self.providers.refresh()
         self.servers.refresh()
+
+    def test_connection(self, entry_list: EntryList) -> asyncio.Task[None] | None:
+        """Reach the selected provider or server as Docent would, and show how long it took."""
+        entry = entry_list.selected()
+        if entry is None:
+            return None
+        if self.testing is not None:
+            self.testing.cancel()  # a new test replaces the one still running
+        self.testing = asyncio.ensure_future(self._test(entry_list, entry))
+        return self.testing
+
+    async def _test(self, entry_list: EntryList, entry: Entry) -> None:
+        key = entry.new_key or entry.stored_key
+        entry_list.test_result.setText("Testing…")
+        try:
+            if entry_list is self.providers:
+                probe = await probe_provider(ProviderSettings.model_validate(entry.values), key)
+            else:
+                probe = await probe_server(McpServerSettings.model_validate(entry.values), key)
+        except ValidationError as error:
+            first = error.errors()[0]
+            field = ".".join(str(part) for part in first["loc"])
+            where = f"{field}: " if field else ""
+            entry_list.test_result.setText(f"Fix this first: {where}{first['msg']}")
+            return
+        entry_list.test_result.setText(probe.describe())
 
     def _show_keychain(self, store: SecretStore) -> None:
         self.keychain.setText(store.describe())

@@ -17,3 +17,16 @@ def error_colour(palette: QPalette) -> QColor:
 
 def error_style(palette: QPalette) -> str:
     return f"color: {error_colour(palette).name()}"
+
+
+# One colour per route, everywhere a route is shown (badge, chart): readable on light and dark.
+ROUTE_COLOURS = {
+    "local": QColor(46, 125, 50),
+    "cloud": QColor(21, 101, 192),
+    "cache": QColor(120, 120, 120),
+    "fallback": QColor(230, 81, 0),
+}
+
+
+def route_colour(route: str) -> QColor:
+    return ROUTE_COLOURS.get(route, QColor(128, 128, 128))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QComboBox, QLineEdit, QPlainTextEdit
 from app.bootstrap import Docent
 from app.secrets import PLAINTEXT_FILE_NAME, provider_key, server_key
 from tests.conftest import files_containing
+from tests.peers.everything import everything_stdio
 from ui.cloud_settings import EntryList
 from ui.settings_dialog import SettingsDialog
 
@@ -203,4 +206,32 @@ def test_routing_and_privacy_are_saved_and_applied(docent: Docent, loop: qasync.
     assert (routing.mode, routing.privacy, routing.monthly_budget_usd) == ("local", "never", 12.5)
     assert routing.cache_ttl_s == 60
     assert routing.topic_models == {"math": "openrouter/o4-mini", "code": "openrouter/qwen-coder"}
+    dialog.deleteLater()
+
+
+def test_test_connection_reaches_the_selected_server_and_reports_latency(
+    docent: Docent, loop: qasync.QEventLoop
+) -> None:
+    dialog = opened(docent, loop)
+    dialog.servers.add()
+    everything = everything_stdio()
+    fill(
+        dialog.servers,
+        name="everything",
+        command=everything.command,
+        args=shlex.join(everything.args),
+        chat_tool="echo",
+        models="echo",
+    )
+    task = dialog.test_connection(dialog.servers)
+    assert task is not None
+    loop.run_until_complete(task)
+    assert re.fullmatch(
+        r"OK in \d+ ms: \d+ tools, including 'echo'", dialog.servers.test_result.text()
+    )
+    fill(dialog.servers, command="")
+    loop.run_until_complete(dialog.test_connection(dialog.servers))
+    assert dialog.servers.test_result.text() == (
+        "Fix this first: Value error, a stdio server needs a command"
+    )
     dialog.deleteLater()

@@ -86,6 +86,12 @@ class Misbehaving(BaseHTTPRequestHandler):
             "broken": (503, {"error": "upstream overloaded"}, {}),
         }.get(scenario)
 
+    def do_GET(self) -> None:  # /models
+        scenario = self.path.strip("/").split("/")[0]
+        Misbehaving.calls[scenario] = Misbehaving.calls.get(scenario, 0) + 1
+        refusal = self._refusal(scenario)
+        self._reply(*(refusal or (200, {"data": [{"id": "flaky-1"}]}, {})))
+
     def do_POST(self) -> None:
         scenario = self.path.strip("/").split("/")[0]
         Misbehaving.calls[scenario] = Misbehaving.calls.get(scenario, 0) + 1
