@@ -180,6 +180,10 @@ class _Attempt:
     sent: tuple[Message, ...] | None = None
 
 
+# A local draft whose sentences the sources support less than this is escalated (cascade).
+CASCADE_GROUNDED = 0.5
+
+
 class Answerer:
     """Retrieve, route, generate, cite, record. `cloud_engine(model)` gives the engine for a
     cloud model the policy chose; a cloud failure before the first token falls back to local."""
@@ -280,6 +284,13 @@ class Answerer:
         attempt = _Attempt(decision, CitationTracker(sources, question))
         async for event in self._stream(attempt, question, sources, cancel):
             yield event
+        if (escalation := self._draft_check(attempt, question)) is not None:
+            # Cascade: the local draft failed its check; the cloud answers, shown the draft.
+            yield RouteDecided(escalation.route, escalation.model, escalation.reason)
+            draft = attempt.tracker.text.strip()
+            attempt = _Attempt(escalation, CitationTracker(sources, question))
+            async for event in self._stream(attempt, question, sources, cancel, draft):
+                yield event
         if attempt.error and attempt.decision.route == "cloud" and attempt.tokens == 0:
             # The cloud failed before its first token: answer locally, and say so.
             reason = f"cloud failed before its first token ({attempt.error}); answered locally"
@@ -321,8 +332,29 @@ class Answerer:
                 attempt.sent,
             )
 
+    def _draft_check(self, attempt: _Attempt, question: str) -> RouteDecision | None:
+        """A finished local draft that no source supports well enough is escalated."""
+        generation = attempt.generation
+        if attempt.decision.route != "local" or attempt.error or generation is None:
+            return None
+        if generation.finish_reason == "cancelled":
+            return None
+        grounded = attempt.tracker.grounded_share
+        if grounded is None:
+            why = "was empty"
+        elif grounded < CASCADE_GROUNDED:
+            why = f"was {grounded:.0%} grounded in the sources (below {CASCADE_GROUNDED:.0%})"
+        else:
+            return None
+        return self.policy.escalation(question, why)
+
     async def _stream(
-        self, attempt: _Attempt, question: str, sources: Sequence[Source], cancel: CancelToken
+        self,
+        attempt: _Attempt,
+        question: str,
+        sources: Sequence[Source],
+        cancel: CancelToken,
+        draft: str = "",
     ) -> AsyncIterator[AnswerEvent]:
         by_number = {source.number: source for source in sources}
         if attempt.decision.route == "cloud":
@@ -332,6 +364,12 @@ class Answerer:
             engine = self.cloud_engine(attempt.decision.model)
             names = self.settings.routing.privacy == "standard"
             messages = build_messages(self._system, question, sources, names=names)
+            if draft:
+                messages[-1] = Message(
+                    "user",
+                    messages[-1].content
+                    + f"\n\nA smaller model drafted this answer; it may be wrong:\n{draft}",
+                )
             attempt.sent = tuple(messages)
         else:
             engine = self.local

@@ -44,6 +44,10 @@ class RoutePolicy(Protocol):
         """
         ...
 
+    def escalation(self, question: str, why: str) -> RouteDecision | None:
+        """Cascade: where a local draft that failed its check goes (None: nowhere)."""
+        ...
+
 
 NO_CLOUD = "no cloud route is configured: add a provider or an MCP server in Settings → Cloud"
 
@@ -60,6 +64,9 @@ class LocalOnlyPolicy:
         if requested == "local":
             return RouteDecision("local", self.model, "you asked for the local model")
         return RouteDecision("local", self.model, "local only: no cloud route is configured")
+
+    def escalation(self, question: str, why: str) -> RouteDecision | None:
+        return None
 
 
 # --- what the question says about itself --------------------------------------------------
@@ -227,6 +234,17 @@ class AutoPolicy:
             return RouteDecision("cloud", chosen.model, "; ".join(reasons[:3]))
         evidence = "; ".join(reasons) or "strong evidence"
         return self._local(f"simple question ({evidence})")
+
+    def escalation(self, question: str, why: str) -> RouteDecision | None:
+        """Only with the cascade on, the cloud allowed, up and within budget."""
+        if not self.settings.cascade or self.settings.privacy == "never":
+            return None
+        if self.budget_left_usd() <= 0:
+            return None
+        chosen = self._cloud_model(QuestionFeatures.read(question), list(self.cloud()))
+        if chosen is None:
+            return None
+        return RouteDecision("cloud", chosen.model, f"cascade: the local draft {why}")
 
     def _local(self, reason: str) -> RouteDecision:
         return RouteDecision("local", self.local_model, reason)

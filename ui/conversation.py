@@ -101,6 +101,9 @@ class ConversationPanel(QWidget):
             case SourcesFound():
                 pass  # only the sources the answer used are listed, when it is finished
             case RouteDecided(route=route, model=model, reason=reason):
+                if self._first_token_at is not None:  # a cascade: the draft is being replaced
+                    self._write(f"\n[{reason}; asking the {route} route]\n")
+                    self._first_token_at = None
                 self._route = f"route: {route} ({model}) · why: {reason}"
                 self.badge.setProperty("route", route)
                 colour = route_colour(route).name()

@@ -301,3 +301,45 @@ def test_privacy_standard_names_the_documents(tmp_path: Path) -> None:
     answerer, _ = cloud_answerer(tmp_path, cloud, ScriptedEngine(["x"]), privacy="standard")
     collect(answerer, QUESTION)
     assert "[1] report.pdf, page 1" in cloud.requests[0].messages[1].content
+
+
+def cascade_answerer(
+    tmp_path: Path, local: ScriptedEngine, cloud: ScriptedEngine, cascade: bool = True
+) -> Answerer:
+    library = asyncio.run(library_with_report(tmp_path / "library.sqlite3"))
+    settings = Settings.model_validate({"routing": {"cascade": cascade}})
+    policy = AutoPolicy(
+        settings.routing, local.model, lambda: [CloudModel("gw/big", "gw", True)], lambda: 1.0
+    )
+    return Answerer(library, local, policy, settings, cloud_engine=lambda model: cloud)
+
+
+def test_cascade_escalates_an_ungrounded_local_draft_with_the_draft_attached(
+    tmp_path: Path,
+) -> None:
+    local = ScriptedEngine(["Bananas are yellow."])
+    cloud = ScriptedEngine(["Invoices are kept for seven years."], model="gw/big")
+    events = collect(cascade_answerer(tmp_path, local, cloud), QUESTION)
+    decided = [(e.route, e.reason) for e in events if isinstance(e, RouteDecided)]
+    assert decided[0][0] == "local"
+    assert decided[1] == (
+        "cloud",
+        "cascade: the local draft was 0% grounded in the sources (below 50%)",
+    )
+    assert "A smaller model drafted this answer; it may be wrong:\nBananas are yellow." in (
+        cloud.requests[0].messages[-1].content
+    )
+    assert events[-1].answer == "Invoices are kept for seven years."
+    assert events[-1].metrics.route == "cloud"
+
+
+def test_cascade_keeps_a_grounded_draft_and_is_off_by_default(tmp_path: Path) -> None:
+    grounded = ScriptedEngine(["Customer invoices are retained for seven years."])
+    cloud = ScriptedEngine(["x"], model="gw/big")
+    assert collect(cascade_answerer(tmp_path, grounded, cloud), QUESTION)[-1].metrics.route == (
+        "local"
+    )
+    ungrounded = ScriptedEngine(["Bananas are yellow."])
+    off = cascade_answerer(tmp_path / "off", ungrounded, cloud, cascade=False)
+    assert collect(off, QUESTION)[-1].metrics.route == "local"
+    assert cloud.requests == []
