@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from app.bootstrap import Docent
 from app.paths import Paths
 from app.routing import NO_CLOUD
 from tests.documents import write_encrypted_pdf, write_pdf
+from tests.peers.everything import everything_stdio
 from ui.main_window import MainWindow
 from ui.stall_bench import measure
 
@@ -224,18 +226,27 @@ def test_the_stall_meter_reports_ticks_while_indexing_and_answering(
 def test_the_status_bar_shows_cloud_health_live(
     qapp: QApplication, loop: qasync.QEventLoop, qtbot: QtBot, isolated_paths: Paths
 ) -> None:
-    server = {"name": "team", "command": "/nowhere/mcp-server", "models": ["big"]}
-    isolated_paths.settings_file.write_text(json.dumps({"cloud": {"servers": [server]}}))
+    """A real stdio MCP server under qasync, and one that cannot start."""
+    broken = {"name": "team", "command": "/nowhere/mcp-server", "models": ["big"]}
+    working = everything_stdio().model_dump()
+    settings = {"cloud": {"servers": [working, broken]}}
+    isolated_paths.settings_file.write_text(json.dumps(settings))
     docent = Docent.from_environment(embeddings=False)
     loop.run_until_complete(docent.open())
     window = MainWindow(docent)
     assert window.cloud_state.text() == "Cloud: not configured"
-    loop.run_until_complete(window.start())
-    qtbot.waitUntil(lambda: "failed" in window.cloud_state.toolTip(), timeout=30_000)
-    assert window.cloud_state.text() == "Cloud: 0/1 ready"
-    assert window.cloud_state.toolTip() == (
-        "team: failed (cannot start '/nowhere/mcp-server': No such file or directory)"
-    )
+
+    async def start_and_settle() -> None:
+        # Within the loop: the sessions are asyncio tasks (anyio needs a running loop).
+        await window.start()
+        assert docent.cloud is not None
+        await docent.cloud.settled()
+
+    loop.run_until_complete(start_and_settle())
+    assert window.cloud_state.text() == "Cloud: 1/2 ready"
+    ready, failed = window.cloud_state.toolTip().split("\n")
+    assert re.fullmatch(r"everything: ready \(\d+ tools\)", ready)
+    assert failed == "team: failed (cannot start '/nowhere/mcp-server': No such file or directory)"
     loop.run_until_complete(window.shutdown())
     loop.run_until_complete(docent.close())
     window.deleteLater()
