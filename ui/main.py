@@ -10,6 +10,7 @@ import qasync
 from PySide6.QtWidgets import QApplication
 
 from app.bootstrap import Docent
+from ui.garbage import GuiThreadGarbageCollector
 from ui.main_window import MainWindow
 
 
@@ -32,5 +33,10 @@ async def _main(app: QApplication) -> int:
 def run(arguments: Sequence[str] = ()) -> int:
     app = QApplication(sys.argv[:1] + list(arguments))
     app.setApplicationName("Docent")
-    with asyncio.Runner(loop_factory=qasync.QEventLoop) as runner:
-        return runner.run(_main(app))
+    collector = GuiThreadGarbageCollector(app)
+    collector.start()
+    try:
+        with asyncio.Runner(loop_factory=qasync.QEventLoop) as runner:
+            return runner.run(_main(app))
+    finally:
+        collector.stop()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import threading
 from collections.abc import Iterator
@@ -14,14 +15,48 @@ from PySide6.QtWidgets import QApplication
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
+@pytest.fixture(autouse=True)
+def qt_garbage_collected_here() -> Iterator[None]:
+    """Collect a test's Qt garbage on the GUI thread, once every other fixture is done.
+
+    Left to chance, Python's cycle collector may run on a worker thread (a keychain call, a
+    to_thread) and destroy a closed loop's timer object there: Qt warns "Timers cannot be
+    stopped from another thread" and later crashes activating the dead timer.
+    """
+    yield
+    gc.collect()
+
+
 @pytest.fixture
 def loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
     event_loop = qasync.QEventLoop(qapp)
     # Qt handlers that start tasks while no loop runs (a test's direct call) find this one.
     asyncio.set_event_loop(event_loop)
+    own = _watched(event_loop)  # the loop's own wake-up pipe
     yield event_loop
+    watched = _settle(event_loop, own)
+    pending = [task for task in asyncio.all_tasks(event_loop) if not task.done()]
     asyncio.set_event_loop(None)
     event_loop.close()
+    assert not pending, f"tasks left running: {pending}"
+    assert not watched, f"file descriptors still watched by the loop: {watched}"
+
+
+def _watched(event_loop: qasync.QEventLoop) -> set[int]:
+    return {*event_loop._read_notifiers, *event_loop._write_notifiers}
+
+
+def _settle(event_loop: qasync.QEventLoop, own: set[int]) -> set[int]:
+    """Let closed transports (a stdio MCP child's pipes) run their last callbacks.
+
+    A socket notifier left behind outlives the loop and fires for whatever reuses its file
+    descriptor next (it crashed the keychain tests' D-Bus socket): none may be left.
+    """
+    for _ in range(100):  # a few loop turns; each one is a yield, not a wait
+        if not (left := _watched(event_loop) - own):
+            return set()
+        event_loop.run_until_complete(asyncio.sleep(0))
+    return left
 
 
 @pytest.fixture(autouse=True)

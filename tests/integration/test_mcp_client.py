@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from pathlib import Path
 
 import pytest
 from mcp.types import CreateMessageRequestParams, CreateMessageResult, TextContent
@@ -81,14 +82,14 @@ def test_stdio_interop_with_server_everything() -> None:
 @pytest.mark.parametrize(
     ("transport", "kind"), [("streamableHttp", "streamable-http"), ("sse", "sse")]
 )
-def test_http_interop_with_server_everything(transport: str, kind: str) -> None:
+def test_http_interop_with_server_everything(transport: str, kind: str, tmp_path: Path) -> None:
     async def scenario(url: str) -> None:
         settings = everything_stdio(transport=kind, url=url, command="", args=[])
         connection = await connected(settings, key="bearer-for-everything")
         await exercise(connection)
         await connection.close()
 
-    with everything_http(transport) as url:
+    with everything_http(transport, tmp_path / "everything.log") as url:
         asyncio.run(scenario(url))
 
 

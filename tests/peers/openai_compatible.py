@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import socket
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -13,6 +12,8 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import ClassVar
+
+from tests.peers.process import serving
 
 
 def free_port() -> int:
@@ -23,42 +24,14 @@ def free_port() -> int:
 
 @contextmanager
 def llama_cpp_server(model: Path, log: Path, alias: str = "qwen-mini") -> Iterator[str]:
-    """`python -m llama_cpp.server` on 127.0.0.1; yields its base URL (…/v1) once uvicorn says
-    it is serving. Its output is copied to `log` (and drained, so the pipe never fills)."""
+    """`python -m llama_cpp.server` on 127.0.0.1; yields its base URL (…/v1)."""
     port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "llama_cpp.server", "--model", str(model),
-            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
-            "--model_alias", alias,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    serving = threading.Event()
-
-    def drain() -> None:
-        assert process.stdout is not None
-        with log.open("wb") as copy:
-            for line in process.stdout:
-                copy.write(line)
-                copy.flush()
-                if b"Uvicorn running on" in line:
-                    serving.set()
-        serving.set()  # the process ended: stop waiting, and report it below
-
-    reader = threading.Thread(target=drain, name="llama-cpp-server-log")
-    reader.start()
-    try:
-        if not serving.wait(120) or process.poll() is not None:
-            raise RuntimeError(f"llama_cpp.server did not start; see {log}")
+    command = [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--model_alias", alias,
+    ]  # fmt: skip
+    with serving(command, "Uvicorn running on", log, timeout_s=120):
         yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        reader.join()
-        assert process.stdout is not None
-        process.stdout.close()
 
 
 def _chunk(content: str | None, finish: str | None = None) -> bytes:

@@ -1,0 +1,38 @@
+"""Cyclic garbage (Qt objects among it) is collected on the GUI thread, never on a worker."""
+
+from __future__ import annotations
+
+import gc
+import threading
+import weakref
+
+from PySide6.QtCore import QObject, QTimer
+from pytestqt.qtbot import QtBot
+
+from ui.garbage import GuiThreadGarbageCollector
+
+
+class Cycle:
+    def __init__(self) -> None:
+        self.me = self
+        self.timer_owner = QObject()
+        QTimer(self.timer_owner).start(60_000)  # a live timer: fatal if freed off-thread
+
+
+def test_garbage_is_collected_by_the_gui_thread_on_its_timer(qtbot: QtBot) -> None:
+    collector = GuiThreadGarbageCollector(interval_ms=10)
+    collected_on: list[str] = []
+    try:
+        collector.start()
+        assert not gc.isenabled()
+        cycle = Cycle()
+        weakref.finalize(cycle, lambda: collected_on.append(threading.current_thread().name))
+        del cycle
+        # Enough live containers to cross generation 0's threshold, as a busy app would.
+        alive = [[] for _ in range(gc.get_threshold()[0] + 1)]
+        qtbot.waitUntil(lambda: bool(collected_on), timeout=10_000)
+        del alive
+    finally:
+        collector.stop()
+    assert gc.isenabled()
+    assert collected_on == [threading.main_thread().name]

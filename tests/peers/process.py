@@ -1,0 +1,53 @@
+"""A peer server as a child process: started, awaited until it says it serves, stopped by PID."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def serving(
+    command: Sequence[str],
+    ready: str,
+    log: Path,
+    *,
+    environment: dict[str, str] | None = None,
+    timeout_s: float = 60.0,
+) -> Iterator[None]:
+    """Run `command` until the block ends; enter the block once a line of its output contains
+    `ready`. Its output is copied to `log` (and drained, so the pipe never fills)."""
+    process = subprocess.Popen(
+        list(command),
+        env={**os.environ, **(environment or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    started = threading.Event()
+
+    def drain() -> None:
+        assert process.stdout is not None
+        with log.open("wb") as copy:
+            for line in process.stdout:
+                copy.write(line)
+                copy.flush()
+                if ready.encode() in line:
+                    started.set()
+        started.set()  # the process ended: stop waiting, and report it below
+
+    reader = threading.Thread(target=drain, name=f"{Path(command[0]).name}-log")
+    reader.start()
+    try:
+        if not started.wait(timeout_s) or process.poll() is not None:
+            raise RuntimeError(f"{' '.join(command[:3])} … did not start; see {log}")
+        yield
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        reader.join()
+        assert process.stdout is not None
+        process.stdout.close()
