@@ -24,6 +24,7 @@ from app.llm.engine import (
     GenerationDone,
     GenerationRequest,
     Message,
+    Queued,
     TokenGenerated,
 )
 from app.metrics import AnswerMetrics
@@ -94,6 +95,13 @@ class RouteDecided:
 
 
 @dataclass(frozen=True, slots=True)
+class Waiting:
+    """The route is busy with earlier questions: this many are ahead of this one."""
+
+    ahead: int
+
+
+@dataclass(frozen=True, slots=True)
 class Token:
     text: str
 
@@ -124,7 +132,7 @@ class Failed:
     history_id: int | None
 
 
-AnswerEvent = SourcesFound | RouteDecided | Token | Citation | Finished | Failed
+AnswerEvent = SourcesFound | RouteDecided | Waiting | Token | Citation | Finished | Failed
 
 
 def system_prompt() -> str:
@@ -387,7 +395,9 @@ class Answerer:
 
         try:
             async for event in engine.stream(request, cancel):
-                if isinstance(event, TokenGenerated):
+                if isinstance(event, Queued):
+                    yield Waiting(event.ahead)
+                elif isinstance(event, TokenGenerated):
                     attempt.tokens += 1
                     yield Token(event.text)
                     for citation in citations(attempt.tracker.feed(event.text)):

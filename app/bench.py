@@ -27,6 +27,7 @@ import numpy as np
 import pymupdf
 
 from app.answering import build_messages, choose_sources, system_prompt
+from app.bench_inference import bench_inference, render_inference
 from app.bootstrap import Docent
 from app.catalog import ensure_model
 from app.documents import Chunk
@@ -489,34 +490,41 @@ async def bench_core(quick: bool) -> list[Measure]:
 
 
 async def run_bench(suite: str, *, quick: bool, out: Path | None) -> int:
-    measures = await bench_core(quick)
-    table = render(measures)
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
+    if suite == "inference":
+        paths = Paths.from_environment()
+        paths.create()
+        docent = Docent(paths, Settings.load(paths.settings_file), embeddings=False)
+        try:
+            results = await bench_inference(docent, quick=quick)
+        finally:
+            await docent.close()
+        table = render_inference(results)
+        payload: dict[str, Any] = results
+    else:
+        measures = await bench_core(quick)
+        table = render(measures)
+        payload = {"measures": [_measure_json(m) for m in measures]}
     print(f"\n## docent bench {suite}{' --quick' if quick else ''} — {stamp}\n")
     print(f"{platform.processor() or platform.machine()}, {platform.python_version()}\n")
     print(table)
     if out is not None:
-        _write_results(out, suite, quick, stamp, measures, table)
+        _write_results(out, suite, quick, stamp, payload, table)
     return 0
 
 
+def _measure_json(m: Measure) -> dict[str, Any]:
+    return asdict(m) | {
+        "docent_median": m.docent_median,
+        "baseline_median": m.baseline_median,
+        "comparison": m.comparison,
+    }
+
+
 def _write_results(
-    out: Path, suite: str, quick: bool, stamp: str, measures: Sequence[Measure], table: str
+    out: Path, suite: str, quick: bool, stamp: str, results: dict[str, Any], table: str
 ) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    payload: dict[str, Any] = {
-        "suite": suite,
-        "quick": quick,
-        "at": stamp,
-        "measures": [
-            asdict(m)
-            | {
-                "docent_median": m.docent_median,
-                "baseline_median": m.baseline_median,
-                "comparison": m.comparison,
-            }
-            for m in measures
-        ],
-    }
+    payload = {"suite": suite, "quick": quick, "at": stamp, **results}
     (out / f"bench-{suite}.json").write_text(json.dumps(payload, indent=2), encoding="utf-8")
     (out / f"bench-{suite}.md").write_text(table + "\n", encoding="utf-8")

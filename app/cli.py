@@ -14,7 +14,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.answering import Citation, Failed, Finished, RouteDecided, SourcesFound, Token
+from app.answering import (
+    Citation,
+    Failed,
+    Finished,
+    RouteDecided,
+    SourcesFound,
+    Token,
+    Waiting,
+)
 from app.bootstrap import Docent
 from app.catalog import ensure_model
 from app.errors import DocentError
@@ -108,7 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = commands.add_parser("bench", help="measure Docent against its baselines")
     bench.add_argument(
-        "suite", choices=["core", "gui"], help="gui: longest GUI-thread stall (runs the window)"
+        "suite",
+        choices=["core", "inference", "gui"],
+        help="inference: local and cloud TTFT, prefill, decode and concurrency; "
+        "gui: longest GUI-thread stall (runs the window)",
     )
     bench.add_argument("--quick", action="store_true", help="a CI-sized run")
     bench.add_argument("--out", type=Path, default=None, help="write results.json here")
@@ -268,6 +279,8 @@ async def _ask(
                     print(f"\n[{chosen}: {reason}]", file=sys.stderr)
                 result["route"] = {"route": chosen, "model": model, "reason": reason}
                 result.setdefault("routes", []).append(result["route"])
+            case Waiting(ahead=ahead) if not as_json:
+                print(f"[waiting for the local model: {ahead} ahead]", file=sys.stderr)
             case Token(text=text) if not as_json:
                 out.write(text)
                 out.flush()

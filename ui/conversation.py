@@ -23,6 +23,7 @@ from app.answering import (
     Source,
     SourcesFound,
     Token,
+    Waiting,
 )
 from app.llm.engine import Message
 from ui.theme import route_colour
@@ -85,6 +86,7 @@ class ConversationPanel(QWidget):
         self._links: dict[str, Source | _Reask | _Sent] = {}
         self._answer_start = 0
         self._question = ""
+        self._waiting = ""
 
     def begin(self, question: str) -> None:
         self._question = question
@@ -111,7 +113,11 @@ class ConversationPanel(QWidget):
                     f"#badge {{ border-left: 6px solid {colour}; padding-left: 6px; }}"
                 )
                 self._tick()
+            case Waiting(ahead=ahead):
+                self._waiting = f" · waiting: {ahead} answer{'s' if ahead > 1 else ''} ahead"
+                self._tick()
             case Token(text=text):
+                self._waiting = ""
                 if self._first_token_at is None:
                     self._first_token_at = time.perf_counter()
                 self._write(text)
@@ -151,7 +157,7 @@ class ConversationPanel(QWidget):
             ttft = f"TTFT {waited:.1f} s…"
         else:
             ttft = f"TTFT {self._first_token_at - self._asked_at:.2f} s"
-        self.badge.setText(f"{self._route} · {ttft}")
+        self.badge.setText(f"{self._route}{self._waiting} · {ttft}")
 
     def _render_markdown(self, answer: str) -> None:
         """Replace the streamed plain text with its Markdown rendering. MarkdownNoHTML: any HTML

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -21,7 +22,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return bench_gui(arguments[2:])
     from app.cli import main as cli_main
 
-    return cli_main(arguments)
+    status = cli_main(arguments)
+    if status == 0 and arguments[:1] == ["bench"] and "--out" in arguments:
+        # The core writes the numbers; plots need Qt, which only ui/ may load.
+        from ui.bench_plots import draw
+
+        out = Path(arguments[arguments.index("--out") + 1])
+        for plot in draw(out / f"bench-{arguments[1]}.json"):
+            print(f"plot: {plot}")
+    return status
 
 
 if __name__ == "__main__":

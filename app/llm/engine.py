@@ -28,6 +28,13 @@ class GenerationRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class Queued:
+    """The engine serves one request at a time: this many are ahead of this one."""
+
+    ahead: int
+
+
+@dataclass(frozen=True, slots=True)
 class PromptEvaluated:
     """The prompt is tokenised (and its length known) before the slow prefill starts."""
 
@@ -49,7 +56,7 @@ class GenerationDone:
     cost_usd: float = 0.0
 
 
-GenerationEvent = PromptEvaluated | TokenGenerated | GenerationDone
+GenerationEvent = Queued | PromptEvaluated | TokenGenerated | GenerationDone
 
 
 @dataclass(slots=True)

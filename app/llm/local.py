@@ -24,6 +24,7 @@ from app.llm.engine import (
     GenerationEvent,
     GenerationRequest,
     PromptEvaluated,
+    Queued,
     TokenGenerated,
 )
 from app.workers import SerialWorker
@@ -59,6 +60,10 @@ class LocalEngine:
         self.config = config
         self.model = config.name
         self._worker = SerialWorker("llm")
+        # One llama.cpp context answers one request at a time; later ones queue (FIFO) and are
+        # told how many are ahead. Parallel sequences would share the same 2-8 cores: no faster
+        # in total, and every answer would start later.
+        self._requests = 0
         self._llama: Any = None
         self._format: Callable[..., Any] | None = None
         self._stop_tokens: set[int] = set()
@@ -109,14 +114,22 @@ class LocalEngine:
             self._llama.close()
             self._llama = None
 
-    def stream(
+    async def stream(
         self, request: GenerationRequest, cancel: CancelToken
     ) -> AsyncIterator[GenerationEvent]:
         def produce(emit: Callable[[GenerationEvent], None]) -> None:
             for event in self._generate(request, cancel):
                 emit(event)
 
-        return self._worker.stream(produce)
+        ahead = self._requests
+        self._requests += 1
+        try:
+            if ahead:
+                yield Queued(ahead)
+            async for event in self._worker.stream(produce):
+                yield event
+        finally:
+            self._requests -= 1
 
     def _generate(
         self, request: GenerationRequest, cancel: CancelToken

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 
-from app.answering import AnswerEvent, Citation, Finished, RouteDecided, SourcesFound, Token
+from app.answering import (
+    AnswerEvent,
+    Citation,
+    Finished,
+    RouteDecided,
+    SourcesFound,
+    Token,
+    Waiting,
+)
 from app.llm.engine import CancelToken
 from tests.documents import write_pdf
 from tests.integration.conftest import index_all, opened, run
@@ -102,3 +111,30 @@ def test_cancel_stops_generation_within_one_token(tmp_path: Path) -> None:
     assert sum(isinstance(e, Token) for e in events) <= 4  # the one in flight may still land
     assert finished.metrics.completion_tokens <= 4
     assert history[0]["status"] == "cancelled"
+
+
+def test_concurrent_questions_queue_for_the_local_model_and_are_told_so(tmp_path: Path) -> None:
+    async def both() -> list[list[AnswerEvent]]:
+        async with opened() as docent:
+            await index_all(docent, [write_pdf(tmp_path / "report.pdf")])
+            answerer = await docent.answerer()
+
+            async def one(question: str) -> list[AnswerEvent]:
+                return [event async for event in answerer.answer(question)]
+
+            return list(
+                await asyncio.gather(
+                    one("How long must customer invoices be kept?"),
+                    one("What protects personal data?"),
+                )
+            )
+
+    first, second = run(both())
+    assert not any(isinstance(e, Waiting) for e in first)
+    waiting = [e for e in second if isinstance(e, Waiting)]
+    assert waiting == [Waiting(1)]
+    assert second.index(waiting[0]) < next(i for i, e in enumerate(second) if isinstance(e, Token))
+    assert isinstance(first[-1], Finished)
+    assert isinstance(second[-1], Finished)
+    # Served one after the other: the second's first token comes after the first's last.
+    assert second[-1].metrics.ttft_s > first[-1].metrics.total_s - 0.05

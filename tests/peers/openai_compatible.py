@@ -29,6 +29,9 @@ def llama_cpp_server(model: Path, log: Path, alias: str = "qwen-mini") -> Iterat
     command = [
         sys.executable, "-m", "llama_cpp.server", "--model", str(model),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--model_alias", alias,
+        # By default a new request cuts off the one streaming (as some hosted APIs do under
+        # load); the tests want requests queued, as a provider that serves them all would.
+        "--interrupt_requests", "False",
     ]  # fmt: skip
     with serving(command, "Uvicorn running on", log, timeout_s=120):
         yield f"http://127.0.0.1:{port}/v1"

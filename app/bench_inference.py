@@ -1,0 +1,220 @@
+"""`docent bench inference`: the table people compare local and cloud models by, measured on
+this machine with these models: TTFT by prompt length, prefill and decode tok/s, and what 1, 2,
+4 and 6 concurrent requests do to each request and to the total.
+
+The local route serves one request at a time (llama.cpp has one context here) and queues the
+rest, telling each how many are ahead: total throughput holds, each later request starts later.
+Every configured cloud route is measured the same way, through Docent's MCP client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from app.bootstrap import Docent
+from app.llm.engine import (
+    CancelToken,
+    ChatEngine,
+    EngineError,
+    GenerationDone,
+    GenerationRequest,
+    Message,
+    TokenGenerated,
+)
+from app.llm.local import LocalEngine
+
+_SENTENCES = (
+    "Customer invoices are retained for seven years after the end of the financial year.",
+    "Payroll records are kept for four years after the employee leaves the company.",
+    "Security logs are kept for ninety days, or one year when they relate to an incident.",
+    "Contracts are kept for six years after they expire, then reviewed for deletion.",
+    "The compliance team reviews the retention schedule every year and after law changes.",
+)
+
+
+def filler(tokens: int, variant: int, max_tokens: int) -> GenerationRequest:
+    """A document-QA prompt of about `tokens` tokens (about 17 tokens a sentence).
+
+    Each variant differs from its first user token on, so no request reuses another's KV cache
+    beyond the shared system prompt (as with real, different questions).
+    """
+    count = max(1, tokens // 17)
+    text = " ".join(_SENTENCES[(i + variant) % len(_SENTENCES)] for i in range(count))
+    return GenerationRequest(
+        [
+            Message("system", "Answer from the sources in one short sentence."),
+            Message(
+                "user",
+                f"Case {variant}. Sources:\n{text}\n\nQuestion: How long are invoices kept?",
+            ),
+        ],
+        max_tokens=max_tokens,
+        temperature=0.0,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    ttft_s: float
+    total_s: float
+    prompt_tokens: int
+    completion_tokens: int
+
+    @property
+    def decode_tok_s(self) -> float | None:
+        decoding = self.total_s - self.ttft_s
+        if self.completion_tokens < 2 or decoding <= 0:
+            return None
+        return (self.completion_tokens - 1) / decoding
+
+
+async def one_request(engine: ChatEngine, request: GenerationRequest) -> Sample:
+    started = time.perf_counter()
+    first: float | None = None
+    done: GenerationDone | None = None
+    async for event in engine.stream(request, CancelToken()):
+        if isinstance(event, TokenGenerated) and first is None:
+            first = time.perf_counter()
+        elif isinstance(event, GenerationDone):
+            done = event
+    finished = time.perf_counter()
+    assert done is not None, "the engine ended without GenerationDone"
+    return Sample(
+        ttft_s=(first or finished) - started,
+        total_s=finished - started,
+        prompt_tokens=done.prompt_tokens,
+        completion_tokens=done.completion_tokens,
+    )
+
+
+@dataclass
+class RouteResult:
+    route: str
+    model: str
+    lengths: list[dict[str, Any]] = field(default_factory=list)
+    concurrency: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None  # why the route's measurement stopped early
+
+
+async def measure_route(
+    route: str,
+    engine: ChatEngine,
+    lengths: Sequence[int],
+    levels: Sequence[int],
+    repeats: int,
+    max_tokens: int,
+) -> RouteResult:
+    result = RouteResult(route, engine.model)
+    variants = iter(range(1, 1_000_000))
+    await one_request(engine, filler(64, 0, max_tokens))  # warm-up: first-call costs
+    for length in lengths:
+        samples = [
+            await one_request(engine, filler(length, next(variants), max_tokens))
+            for _ in range(repeats)
+        ]
+        ttfts = [s.ttft_s for s in samples]
+        prompt = samples[0].prompt_tokens
+        rates = [r for s in samples if (r := s.decode_tok_s) is not None]
+        result.lengths.append(
+            {
+                "target_tokens": length,
+                "prompt_tokens": prompt,
+                "ttft_s": ttfts,
+                "ttft_median_s": statistics.median(ttfts),
+                "prefill_tok_s": prompt / statistics.median(ttfts),
+                "decode_tok_s": statistics.median(rates) if rates else None,
+            }
+        )
+    single: float | None = None
+    for level in levels:
+        requests = [filler(lengths[0], next(variants), max_tokens) for _ in range(level)]
+        started = time.perf_counter()
+        samples = list(await asyncio.gather(*(one_request(engine, r) for r in requests)))
+        wall = time.perf_counter() - started
+        aggregate = sum(s.completion_tokens for s in samples) / wall
+        single = single or aggregate
+        per_request = [r for s in samples if (r := s.decode_tok_s) is not None]
+        result.concurrency.append(
+            {
+                "requests": level,
+                "ttft_s": sorted(s.ttft_s for s in samples),
+                "ttft_median_s": statistics.median(s.ttft_s for s in samples),
+                "aggregate_tok_s": aggregate,
+                "per_request_decode_tok_s": statistics.median(per_request) if per_request else None,
+                "aggregate_vs_one": aggregate / single,
+            }
+        )
+    return result
+
+
+async def bench_inference(docent: Docent, *, quick: bool) -> dict[str, Any]:
+    lengths = (256, 1024) if quick else (256, 1024, 4096)
+    levels = (1, 2) if quick else (1, 2, 4, 6)
+    repeats = 1 if quick else 3
+    max_tokens = 16 if quick else 32
+    # Room for the longest prompt and the answer, whatever the user's context setting.
+    config = replace(docent.chat_model(), n_ctx=max(docent.settings.local.n_ctx, 8192))
+    local = LocalEngine(config)
+    await local.start()
+    routes: list[RouteResult] = []
+    try:
+        print(f"local ({local.model}) …", flush=True)
+        routes.append(await measure_route("local", local, lengths, levels, repeats, max_tokens))
+    finally:
+        await local.close()
+    await docent.start_cloud()
+    if docent.cloud is not None:
+        await docent.cloud.settled()
+        for model in docent.cloud.models():
+            if not model.healthy:
+                print(f"cloud {model.model}: skipped ({model.detail})", flush=True)
+                continue
+            print(f"cloud ({model.model}) …", flush=True)
+            engine = docent.cloud.engine(model.model)
+            try:
+                measured = await measure_route(
+                    "cloud", engine, lengths, levels, repeats, max_tokens
+                )
+            except EngineError as error:  # e.g. a provider that cuts off concurrent streams
+                measured = RouteResult("cloud", model.model, error=str(error))
+                print(f"cloud {model.model}: stopped ({error})", flush=True)
+            routes.append(measured)
+    return {"routes": [asdict(route) for route in routes]}
+
+
+def render_inference(results: dict[str, Any]) -> str:
+    lines: list[str] = []
+    for route in results["routes"]:
+        lines += [f"### {route['route']}: {route['model']}", ""]
+        if route["error"]:
+            lines += [f"Measurement stopped: {route['error']}", ""]
+        lines += [
+            "| prompt tokens | TTFT (median) | prefill tok/s | decode tok/s |",
+            "|---|---|---|---|",
+        ]
+        for row in route["lengths"]:
+            decode = row["decode_tok_s"]
+            lines.append(
+                f"| {row['prompt_tokens']} | {row['ttft_median_s']:.2f} s | "
+                f"{row['prefill_tok_s']:.0f} | {'–' if decode is None else f'{decode:.1f}'} |"
+            )
+        lines += [
+            "",
+            "| concurrent requests | TTFT median (slowest) | aggregate tok/s | per request tok/s "
+            "| aggregate vs 1 |",
+            "|---|---|---|---|---|",
+        ]
+        for row in route["concurrency"]:
+            per = row["per_request_decode_tok_s"]
+            lines.append(
+                f"| {row['requests']} | {row['ttft_median_s']:.2f} s ({row['ttft_s'][-1]:.2f} s)"
+                f" | {row['aggregate_tok_s']:.1f} | {'–' if per is None else f'{per:.1f}'} | "
+                f"{row['aggregate_vs_one']:.2f}x |"
+            )
+        lines.append("")
+    return "\n".join(lines)
