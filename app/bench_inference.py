@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -98,7 +98,7 @@ class RouteResult:
     model: str
     lengths: list[dict[str, Any]] = field(default_factory=list)
     concurrency: list[dict[str, Any]] = field(default_factory=list)
-    error: str | None = None  # why the route's measurement stopped early
+    errors: list[str] = field(default_factory=list)  # why a part stopped early
 
 
 async def measure_route(
@@ -109,27 +109,29 @@ async def measure_route(
     repeats: int,
     max_tokens: int,
 ) -> RouteResult:
+    """Each part keeps what it measured up to a failure (a deadline, a provider that cuts off
+    streams) and records why it stopped; the other part still runs."""
     result = RouteResult(route, engine.model)
     variants = iter(range(1, 1_000_000))
+    for part in (_concurrency, _lengths):
+        try:
+            await part(result, engine, lengths, levels, repeats, max_tokens, variants)
+        except EngineError as error:
+            result.errors.append(f"{part.__name__.strip('_')}: {error}")
+            print(f"{route} {engine.model}: {result.errors[-1]}", flush=True)
+    return result
+
+
+async def _concurrency(
+    result: RouteResult,
+    engine: ChatEngine,
+    lengths: Sequence[int],
+    levels: Sequence[int],
+    repeats: int,
+    max_tokens: int,
+    variants: Iterator[int],
+) -> None:
     await one_request(engine, filler(64, 0, max_tokens))  # warm-up: first-call costs
-    for length in lengths:
-        samples = [
-            await one_request(engine, filler(length, next(variants), max_tokens))
-            for _ in range(repeats)
-        ]
-        ttfts = [s.ttft_s for s in samples]
-        prompt = samples[0].prompt_tokens
-        rates = [r for s in samples if (r := s.decode_tok_s) is not None]
-        result.lengths.append(
-            {
-                "target_tokens": length,
-                "prompt_tokens": prompt,
-                "ttft_s": ttfts,
-                "ttft_median_s": statistics.median(ttfts),
-                "prefill_tok_s": prompt / statistics.median(ttfts),
-                "decode_tok_s": statistics.median(rates) if rates else None,
-            }
-        )
     single: float | None = None
     for level in levels:
         requests = [filler(lengths[0], next(variants), max_tokens) for _ in range(level)]
@@ -149,7 +151,35 @@ async def measure_route(
                 "aggregate_vs_one": aggregate / single,
             }
         )
-    return result
+
+
+async def _lengths(
+    result: RouteResult,
+    engine: ChatEngine,
+    lengths: Sequence[int],
+    levels: Sequence[int],
+    repeats: int,
+    max_tokens: int,
+    variants: Iterator[int],
+) -> None:
+    for length in lengths:
+        samples = [
+            await one_request(engine, filler(length, next(variants), max_tokens))
+            for _ in range(repeats)
+        ]
+        ttfts = [s.ttft_s for s in samples]
+        prompt = samples[0].prompt_tokens
+        rates = [r for s in samples if (r := s.decode_tok_s) is not None]
+        result.lengths.append(
+            {
+                "target_tokens": length,
+                "prompt_tokens": prompt,
+                "ttft_s": ttfts,
+                "ttft_median_s": statistics.median(ttfts),
+                "prefill_tok_s": prompt / statistics.median(ttfts),
+                "decode_tok_s": statistics.median(rates) if rates else None,
+            }
+        )
 
 
 async def bench_inference(docent: Docent, *, quick: bool) -> dict[str, Any]:
@@ -176,14 +206,9 @@ async def bench_inference(docent: Docent, *, quick: bool) -> dict[str, Any]:
                 continue
             print(f"cloud ({model.model}) …", flush=True)
             engine = docent.cloud.engine(model.model)
-            try:
-                measured = await measure_route(
-                    "cloud", engine, lengths, levels, repeats, max_tokens
-                )
-            except EngineError as error:  # e.g. a provider that cuts off concurrent streams
-                measured = RouteResult("cloud", model.model, error=str(error))
-                print(f"cloud {model.model}: stopped ({error})", flush=True)
-            routes.append(measured)
+            routes.append(
+                await measure_route("cloud", engine, lengths, levels, repeats, max_tokens)
+            )
     return {"routes": [asdict(route) for route in routes]}
 
 
@@ -191,8 +216,8 @@ def render_inference(results: dict[str, Any]) -> str:
     lines: list[str] = []
     for route in results["routes"]:
         lines += [f"### {route['route']}: {route['model']}", ""]
-        if route["error"]:
-            lines += [f"Measurement stopped: {route['error']}", ""]
+        if route["errors"]:
+            lines += [f"Stopped early: {error}" for error in route["errors"]] + [""]
         lines += [
             "| prompt tokens | TTFT (median) | prefill tok/s | decode tok/s |",
             "|---|---|---|---|",

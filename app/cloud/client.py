@@ -14,6 +14,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from importlib.metadata import version
 from typing import Any
 
 import httpx2
@@ -28,6 +29,7 @@ from mcp.types import (
     CreateMessageRequestParams,
     CreateMessageResult,
     ErrorData,
+    Implementation,
     TextContent,
 )
 
@@ -44,6 +46,8 @@ from app.llm.engine import (
 from app.settings import McpServerSettings
 
 BACKOFF_S = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
+# How servers see us (the SDK would say "mcp 0.1.0").
+CLIENT_INFO = Implementation(name="docent", title="Docent", version=version("docent"))
 
 
 class HealthState(StrEnum):
@@ -134,7 +138,11 @@ class McpConnection:
                 async with contextlib.AsyncExitStack() as stack:
                     async with asyncio.timeout(self.settings.connect_timeout_s):
                         client = await stack.enter_async_context(
-                            Client(await self._transport(stack), sampling_callback=self._sampling)
+                            Client(
+                                await self._transport(stack),
+                                sampling_callback=self._sampling,
+                                client_info=CLIENT_INFO,
+                            )
                         )
                         listed = await client.list_tools()
                     self.tools = tuple(tool.name for tool in listed.tools)
