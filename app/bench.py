@@ -10,15 +10,12 @@ TTFT within 30 ms of it.
 from __future__ import annotations
 
 import asyncio
-import json
-import platform
 import random
 import statistics
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -27,7 +24,6 @@ import numpy as np
 import pymupdf
 
 from app.answering import build_messages, choose_sources, system_prompt
-from app.bench_inference import bench_inference, render_inference
 from app.bootstrap import Docent
 from app.catalog import ensure_model
 from app.documents import Chunk
@@ -487,44 +483,3 @@ async def bench_core(quick: bool) -> list[Measure]:
         sizes = (2_000,) if quick else (10_000, 100_000)
         measures += await bench_retrieval(work, docent, sizes, queries=15 if quick else 60)
     return measures
-
-
-async def run_bench(suite: str, *, quick: bool, out: Path | None) -> int:
-    stamp = datetime.now(UTC).isoformat(timespec="seconds")
-    if suite == "inference":
-        paths = Paths.from_environment()
-        paths.create()
-        docent = Docent(paths, Settings.load(paths.settings_file), embeddings=False)
-        try:
-            results = await bench_inference(docent, quick=quick)
-        finally:
-            await docent.close()
-        table = render_inference(results)
-        payload: dict[str, Any] = results
-    else:
-        measures = await bench_core(quick)
-        table = render(measures)
-        payload = {"measures": [_measure_json(m) for m in measures]}
-    print(f"\n## docent bench {suite}{' --quick' if quick else ''} — {stamp}\n")
-    print(f"{platform.processor() or platform.machine()}, {platform.python_version()}\n")
-    print(table)
-    if out is not None:
-        _write_results(out, suite, quick, stamp, payload, table)
-    return 0
-
-
-def _measure_json(m: Measure) -> dict[str, Any]:
-    return asdict(m) | {
-        "docent_median": m.docent_median,
-        "baseline_median": m.baseline_median,
-        "comparison": m.comparison,
-    }
-
-
-def _write_results(
-    out: Path, suite: str, quick: bool, stamp: str, results: dict[str, Any], table: str
-) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    payload = {"suite": suite, "quick": quick, "at": stamp, **results}
-    (out / f"bench-{suite}.json").write_text(json.dumps(payload, indent=2), encoding="utf-8")
-    (out / f"bench-{suite}.md").write_text(table + "\n", encoding="utf-8")

@@ -117,9 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="measure Docent against its baselines")
     bench.add_argument(
         "suite",
-        choices=["core", "inference", "gui"],
-        help="inference: local and cloud TTFT, prefill, decode and concurrency; "
-        "gui: longest GUI-thread stall (runs the window)",
+        choices=["core", "inference", "overhead", "transport", "gui"],
+        help="inference: local and cloud TTFT, prefill, decode and concurrency; overhead: "
+        "Docent's routes vs the model called directly; transport: MCP over stdio, SSE and "
+        "Streamable HTTP vs polling; gui: longest GUI-thread stall",
     )
     bench.add_argument("--quick", action="store_true", help="a CI-sized run")
     bench.add_argument("--out", type=Path, default=None, help="write results.json here")
@@ -146,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 async def _dispatch(arguments: argparse.Namespace) -> int:
     if arguments.command == "bench":
-        from app.bench import run_bench
+        from app.bench_run import run_bench
 
         return await run_bench(arguments.suite, quick=arguments.quick, out=arguments.out)
     # Listing and removing need no embedder: skip loading it.

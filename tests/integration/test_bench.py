@@ -79,3 +79,59 @@ def test_quick_inference_bench_measures_local_and_cloud_and_plots_them(
         plot = out / f"inference-{name}.png"
         assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", plot
         assert f"plot: {plot}" in result.stdout
+
+
+def test_quick_overhead_bench_pairs_docent_with_the_direct_calls(
+    isolated_paths: Paths, llama_server: str, tmp_path: Path
+) -> None:
+    provider = {"name": "llama", "base_url": llama_server, "models": ["qwen-mini"]}
+    isolated_paths.settings_file.write_text(json.dumps({"cloud": {"providers": [provider]}}))
+    out = tmp_path / "bench"
+    result = subprocess.run(
+        [sys.executable, "-m", "ui.launcher", "bench", "overhead", "--quick", "--out", str(out)],
+        cwd=REPO,
+        env=os.environ.copy(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    measures = {
+        m["name"]: m for m in json.loads((out / "bench-overhead.json").read_text())["measures"]
+    }
+    cloud = measures["cloud TTFT through the gateway (llama/qwen-mini)"]
+    assert cloud["baseline_name"] == "direct httpx stream"
+    assert len(cloud["docent"]) == len(cloud["baseline"]) == 3  # paired runs
+    assert all(value > 0 for value in cloud["docent"] + cloud["baseline"])
+    assert isinstance(cloud["comparison"], float)  # the paired median difference
+    assert any(name.startswith("local TTFT (same prompt)") for name in measures)
+    assert measures["local decode"]["comparison"] > 0
+    assert "| cloud TTFT through the gateway (llama/qwen-mini) |" in result.stdout
+
+
+def test_quick_transport_bench_covers_every_transport_and_polling(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    result = subprocess.run(
+        [sys.executable, "-m", "ui.launcher", "bench", "transport", "--quick", "--out", str(out)],
+        cwd=REPO,
+        env=os.environ.copy(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    measures = {
+        m["name"]: m for m in json.loads((out / "bench-transport.json").read_text())["measures"]
+    }
+    for transport in ("stdio", "sse", "streamable-http"):
+        assert len(measures[f"{transport}: round trip (ping)"]["docent"]) == 30
+        assert measures[f"{transport}: first partial (after a 300 ms prefill)"]["docent"]
+    requests = [
+        measures[f"polling every {interval} ms: requests per answer"]["docent_median"]
+        for interval in (50, 250, 1000)
+    ]
+    assert requests == sorted(requests, reverse=True)  # slower polling, fewer requests…
+    assert requests[-1] >= 3  # …but never fewer than start + first poll + last poll
+    polled = measures["polling every 1000 ms: first partial"]
+    assert polled["baseline_name"] == "streamed (progress messages)"
+    assert polled["comparison"] > 0

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from app.processes import serving
 from app.settings import McpServerSettings
 from tests.peers.openai_compatible import free_port
-from tests.peers.process import serving
 
 PEERS = Path(__file__).resolve().parent
 NODE = PEERS / "node" / "node_modules" / ".bin" / "node"

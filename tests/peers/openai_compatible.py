@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import ClassVar
 
-from tests.peers.process import serving
+from app.processes import serving
 
 
 def free_port() -> int:

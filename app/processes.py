@@ -1,4 +1,4 @@
-"""A peer server as a child process: started, awaited until it says it serves, stopped by PID."""
+"""A helper server as a child process: started, awaited until it says it serves, stopped by PID."""
 
 from __future__ import annotations
 
