@@ -77,10 +77,15 @@ class Measure:
         return self.docent_median / base if base else None
 
 
+def _number(value: float) -> str:
+    """Three significant digits, without scientific notation for big values."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
 def _spread(values: Sequence[float]) -> str:
     if len(values) < 2:
         return ""
-    return f" ({min(values):.3g}–{max(values):.3g})"
+    return f" ({_number(min(values))}–{_number(max(values))})"
 
 
 def _percentile(values: Sequence[float], q: float) -> float:
@@ -409,12 +414,14 @@ def render(measures: Sequence[Measure]) -> str:
     ]
     for m in measures:
         base = m.baseline_median
-        baseline = "" if base is None else f"{base:.3g}{_spread(m.baseline)} ({m.baseline_name})"
+        baseline = (
+            "" if base is None else f"{_number(base)}{_spread(m.baseline)} ({m.baseline_name})"
+        )
         comparison = ""
         if (value := m.comparison) is not None:
             comparison = f"{value * 1000:+.0f} ms" if m.compare == "difference" else f"{value:.2f}x"
         lines.append(
-            f"| {m.name} | {m.docent_median:.3g}{_spread(m.docent)} {m.unit} | {baseline} | "
+            f"| {m.name} | {_number(m.docent_median)}{_spread(m.docent)} {m.unit} | {baseline} | "
             f"{comparison} | {m.target} |"
         )
     return "\n".join(lines)

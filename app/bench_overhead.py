@@ -55,8 +55,10 @@ async def direct_ttft(
 async def cloud_overhead(
     engine: ChatEngine,
     direct: Callable[[GenerationRequest], Any],
-    requests: Sequence[GenerationRequest],
+    pairs: Sequence[tuple[GenerationRequest, GenerationRequest]],
 ) -> Measure:
+    """Each side gets its own prompt of the same length: a provider that caches prompts (llama.cpp
+    does) must not hand one side the other's prefill."""
     measure = Measure(
         f"cloud TTFT through the gateway ({engine.model})",
         "s",
@@ -64,24 +66,30 @@ async def cloud_overhead(
         target="within 15 ms",
         compare="difference",
     )
-    await one_request(engine, requests[0])  # warm both paths: connections, caches
-    await direct(requests[0])
-    for attempt, request in enumerate(requests):
-        # Alternate who goes first; the provider may cache the prompt for whoever follows.
-        if attempt % 2:
-            baseline = await direct(request)
-            ours = (await one_request(engine, request)).ttft_s
+    warm_ours, warm_direct = pairs[0]
+    await one_request(engine, warm_ours)  # warm both paths: connections, sessions
+    await direct(warm_direct)
+    for attempt, (for_docent, for_direct) in enumerate(pairs[1:]):
+        if attempt % 2:  # alternate who goes first: the machine drifts
+            baseline = await direct(for_direct)
+            ours = (await one_request(engine, for_docent)).ttft_s
         else:
-            ours = (await one_request(engine, request)).ttft_s
-            baseline = await direct(request)
+            ours = (await one_request(engine, for_docent)).ttft_s
+            baseline = await direct(for_direct)
         measure.docent.append(ours)
         measure.baseline.append(baseline)
     return measure
 
 
 async def bench_overhead(docent: Docent, *, quick: bool) -> list[Any]:
-    pairs = 3 if quick else 10
-    requests = [filler(256, variant, 16 if quick else 32) for variant in range(1, pairs + 1)]
+    count = 3 if quick else 10
+    tokens = 16 if quick else 32
+    requests = [filler(256, variant, tokens) for variant in range(1, count + 1)]
+    # Cloud pairs: distinct prompts (variants 100+), one warm-up pair first.
+    pairs = [
+        (filler(256, 100 + 2 * n, tokens), filler(256, 101 + 2 * n, tokens))
+        for n in range(count + 1)
+    ]
     print("local: Docent vs llama-cpp-python …", flush=True)
     measures = list(await bench_generation(docent, requests))
     await docent.start_cloud()
@@ -99,5 +107,5 @@ async def bench_overhead(docent: Docent, *, quick: bool) -> list[Any]:
 
             direct = partial(direct_ttft, provider.base_url, provider_model, key)
             engine = docent.cloud.engine(model.model)
-            measures.append(await cloud_overhead(engine, direct, requests))
+            measures.append(await cloud_overhead(engine, direct, pairs))
     return measures
