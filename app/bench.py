@@ -24,6 +24,7 @@ import numpy as np
 import pymupdf
 
 from app.answering import build_messages, choose_sources, system_prompt
+from app.bench_inference import one_request
 from app.bootstrap import Docent
 from app.catalog import ensure_model
 from app.documents import Chunk
@@ -31,7 +32,7 @@ from app.embeddings import E5Embedder
 from app.index import Library, Passage
 from app.index.store import NewDocument, Store, StoredChunk
 from app.ingest import FileFailed, Ingestor
-from app.llm.engine import CancelToken, GenerationDone, GenerationRequest, TokenGenerated
+from app.llm.engine import GenerationRequest
 from app.llm.local import LocalEngine
 from app.paths import Paths
 from app.routing import AutoPolicy, CloudModel
@@ -373,20 +374,9 @@ async def bench_generation(docent: Docent, requests: Sequence[GenerationRequest]
 
 
 async def _time_docent(engine: LocalEngine, request: GenerationRequest) -> tuple[float, float, int]:
-    started = time.perf_counter()
-    first: float | None = None
-    done: GenerationDone | None = None
-    async for event in engine.stream(request, CancelToken()):
-        if isinstance(event, TokenGenerated) and first is None:
-            first = time.perf_counter()
-        elif isinstance(event, GenerationDone):
-            done = event
-    assert done is not None
-    assert first is not None
-    assert done.first_token_at is not None
-    assert done.last_token_at is not None
-    rate = (done.completion_tokens - 1) / max(done.last_token_at - done.first_token_at, 1e-9)
-    return first - started, rate, done.prompt_tokens
+    sample = await one_request(engine, request)
+    assert sample.decode_tok_s is not None, "the answer was too short to time decoding"
+    return sample.ttft_s, sample.decode_tok_s, sample.prompt_tokens
 
 
 def _time_direct(llama: Any, request: GenerationRequest) -> tuple[float, float]:

@@ -101,40 +101,36 @@ class RouteResult:
     errors: list[str] = field(default_factory=list)  # why a part stopped early
 
 
-async def measure_route(
-    route: str,
-    engine: ChatEngine,
-    lengths: Sequence[int],
-    levels: Sequence[int],
-    repeats: int,
-    max_tokens: int,
-) -> RouteResult:
+@dataclass
+class Plan:
+    lengths: Sequence[int]  # prompt lengths, in tokens
+    levels: Sequence[int]  # numbers of concurrent requests
+    repeats: int
+    max_tokens: int
+    variants: Iterator[int] = field(default_factory=lambda: iter(range(1, 1_000_000)))
+
+    def request(self, tokens: int) -> GenerationRequest:
+        return filler(tokens, next(self.variants), self.max_tokens)
+
+
+async def measure_route(route: str, engine: ChatEngine, plan: Plan) -> RouteResult:
     """Each part keeps what it measured up to a failure (a deadline, a provider that cuts off
     streams) and records why it stopped; the other part still runs."""
     result = RouteResult(route, engine.model)
-    variants = iter(range(1, 1_000_000))
     for part in (_concurrency, _lengths):
         try:
-            await part(result, engine, lengths, levels, repeats, max_tokens, variants)
+            await part(result, engine, plan)
         except EngineError as error:
             result.errors.append(f"{part.__name__.strip('_')}: {error}")
             print(f"{route} {engine.model}: {result.errors[-1]}", flush=True)
     return result
 
 
-async def _concurrency(
-    result: RouteResult,
-    engine: ChatEngine,
-    lengths: Sequence[int],
-    levels: Sequence[int],
-    repeats: int,
-    max_tokens: int,
-    variants: Iterator[int],
-) -> None:
-    await one_request(engine, filler(64, 0, max_tokens))  # warm-up: first-call costs
+async def _concurrency(result: RouteResult, engine: ChatEngine, plan: Plan) -> None:
+    await one_request(engine, plan.request(64))  # warm-up: first-call costs
     single: float | None = None
-    for level in levels:
-        requests = [filler(lengths[0], next(variants), max_tokens) for _ in range(level)]
+    for level in plan.levels:
+        requests = [plan.request(plan.lengths[0]) for _ in range(level)]
         started = time.perf_counter()
         samples = list(await asyncio.gather(*(one_request(engine, r) for r in requests)))
         wall = time.perf_counter() - started
@@ -153,20 +149,9 @@ async def _concurrency(
         )
 
 
-async def _lengths(
-    result: RouteResult,
-    engine: ChatEngine,
-    lengths: Sequence[int],
-    levels: Sequence[int],
-    repeats: int,
-    max_tokens: int,
-    variants: Iterator[int],
-) -> None:
-    for length in lengths:
-        samples = [
-            await one_request(engine, filler(length, next(variants), max_tokens))
-            for _ in range(repeats)
-        ]
+async def _lengths(result: RouteResult, engine: ChatEngine, plan: Plan) -> None:
+    for length in plan.lengths:
+        samples = [await one_request(engine, plan.request(length)) for _ in range(plan.repeats)]
         ttfts = [s.ttft_s for s in samples]
         prompt = samples[0].prompt_tokens
         rates = [r for s in samples if (r := s.decode_tok_s) is not None]
@@ -183,10 +168,11 @@ async def _lengths(
 
 
 async def bench_inference(docent: Docent, *, quick: bool) -> dict[str, Any]:
-    lengths = (256, 1024) if quick else (256, 1024, 4096)
-    levels = (1, 2) if quick else (1, 2, 4, 6)
-    repeats = 1 if quick else 3
-    max_tokens = 16 if quick else 32
+    def plan() -> Plan:
+        if quick:
+            return Plan(lengths=(256, 1024), levels=(1, 2), repeats=1, max_tokens=16)
+        return Plan(lengths=(256, 1024, 4096), levels=(1, 2, 4, 6), repeats=3, max_tokens=32)
+
     # Room for the longest prompt and the answer, whatever the user's context setting.
     config = replace(docent.chat_model(), n_ctx=max(docent.settings.local.n_ctx, 8192))
     local = LocalEngine(config)
@@ -194,7 +180,7 @@ async def bench_inference(docent: Docent, *, quick: bool) -> dict[str, Any]:
     routes: list[RouteResult] = []
     try:
         print(f"local ({local.model}) …", flush=True)
-        routes.append(await measure_route("local", local, lengths, levels, repeats, max_tokens))
+        routes.append(await measure_route("local", local, plan()))
     finally:
         await local.close()
     await docent.start_cloud()
@@ -206,9 +192,7 @@ async def bench_inference(docent: Docent, *, quick: bool) -> dict[str, Any]:
                 continue
             print(f"cloud ({model.model}) …", flush=True)
             engine = docent.cloud.engine(model.model)
-            routes.append(
-                await measure_route("cloud", engine, lengths, levels, repeats, max_tokens)
-            )
+            routes.append(await measure_route("cloud", engine, plan()))
     return {"routes": [asdict(route) for route in routes]}
 
 

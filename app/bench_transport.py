@@ -103,24 +103,26 @@ def http_server(transport: str, log: Path) -> Iterator[str]:
 
 
 @asynccontextmanager
+async def session(server: McpServerSettings) -> AsyncIterator[McpConnection]:
+    connection = McpConnection(server)
+    connection.start()
+    try:
+        await connection.wait_ready(60)
+        yield connection
+    finally:
+        await connection.close()
+
+
+@asynccontextmanager
 async def connected(transport: str, work: Path) -> AsyncIterator[McpConnection]:
+    """A session to the bench server over `transport` (HTTP ones: a server process of its own)."""
     if transport == "stdio":
-        connection = McpConnection(settings("stdio"))
-        connection.start()
-        try:
-            await connection.wait_ready(60)
+        async with session(settings("stdio")) as connection:
             yield connection
-        finally:
-            await connection.close()
         return
     with http_server(transport, work / f"{transport}.log") as url:
-        connection = McpConnection(settings(transport, url))
-        connection.start()
-        try:
-            await connection.wait_ready(60)
+        async with session(settings(transport, url)) as connection:
             yield connection
-        finally:
-            await connection.close()
 
 
 async def first_partial(connection: McpConnection) -> float:

@@ -12,16 +12,21 @@ from app.paths import Paths
 from tests.conftest import REPO
 
 
-def test_quick_core_bench_reports_every_measure_against_its_baseline(tmp_path: Path) -> None:
-    out = tmp_path / "bench"
-    result = subprocess.run(
-        [sys.executable, "-m", "ui.launcher", "bench", "core", "--quick", "--out", str(out)],
+def bench(suite: str, out: Path) -> subprocess.CompletedProcess[str]:
+    """`docent bench SUITE --quick --out OUT`, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "ui.launcher", "bench", suite, "--quick", "--out", str(out)],
         cwd=REPO,
         env=os.environ.copy(),
         capture_output=True,
         text=True,
         timeout=600,
     )
+
+
+def test_quick_core_bench_reports_every_measure_against_its_baseline(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    result = bench("core", out)
     assert result.returncode == 0, result.stderr
     payload = json.loads((out / "bench-core.json").read_text())
     names = [m["name"] for m in payload["measures"]]
@@ -50,14 +55,7 @@ def test_quick_inference_bench_measures_local_and_cloud_and_plots_them(
     provider = {"name": "llama", "base_url": llama_server, "models": ["qwen-mini"]}
     isolated_paths.settings_file.write_text(json.dumps({"cloud": {"providers": [provider]}}))
     out = tmp_path / "bench"
-    result = subprocess.run(
-        [sys.executable, "-m", "ui.launcher", "bench", "inference", "--quick", "--out", str(out)],
-        cwd=REPO,
-        env=os.environ.copy(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    result = bench("inference", out)
     assert result.returncode == 0, result.stderr
     payload = json.loads((out / "bench-inference.json").read_text())
     assert [(r["route"], r["model"]) for r in payload["routes"]] == [
@@ -87,14 +85,7 @@ def test_quick_overhead_bench_pairs_docent_with_the_direct_calls(
     provider = {"name": "llama", "base_url": llama_server, "models": ["qwen-mini"]}
     isolated_paths.settings_file.write_text(json.dumps({"cloud": {"providers": [provider]}}))
     out = tmp_path / "bench"
-    result = subprocess.run(
-        [sys.executable, "-m", "ui.launcher", "bench", "overhead", "--quick", "--out", str(out)],
-        cwd=REPO,
-        env=os.environ.copy(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    result = bench("overhead", out)
     assert result.returncode == 0, result.stderr
     measures = {
         m["name"]: m for m in json.loads((out / "bench-overhead.json").read_text())["measures"]
@@ -111,14 +102,7 @@ def test_quick_overhead_bench_pairs_docent_with_the_direct_calls(
 
 def test_quick_transport_bench_covers_every_transport_and_polling(tmp_path: Path) -> None:
     out = tmp_path / "bench"
-    result = subprocess.run(
-        [sys.executable, "-m", "ui.launcher", "bench", "transport", "--quick", "--out", str(out)],
-        cwd=REPO,
-        env=os.environ.copy(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    result = bench("transport", out)
     assert result.returncode == 0, result.stderr
     measures = {
         m["name"]: m for m in json.loads((out / "bench-transport.json").read_text())["measures"]
