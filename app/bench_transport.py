@@ -23,8 +23,7 @@ from mcp.server.mcpserver import Context, MCPServer
 
 from app.bench import Measure
 from app.cloud.client import McpConnection
-from app.cloud.routes import free_loopback_port
-from app.processes import serving
+from app.processes import free_loopback_port, serving
 from app.settings import McpServerSettings
 
 TRANSPORTS = ("stdio", "sse", "streamable-http")

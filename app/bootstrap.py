@@ -74,12 +74,15 @@ class Docent:
         """Open the index (and the embedder). Cheap enough for every CLI command."""
         await self.library.open()
 
-    async def secret_store(self) -> SecretStore:
-        """The keychain (or the consented key file); detecting it talks to D-Bus: off the loop."""
+    async def secret_store(self, plaintext_consent: bool | None = None) -> SecretStore:
+        """The keychain (or the consented key file); detecting it talks to D-Bus: off the loop.
+
+        `plaintext_consent` overrides the saved choice (settings being edited, not yet saved).
+        """
+        if plaintext_consent is None:
+            plaintext_consent = self.settings.secrets.plaintext_file_consent
         return await asyncio.to_thread(
-            SecretStore.open,
-            self.paths.config_dir,
-            plaintext_consent=self.settings.secrets.plaintext_file_consent,
+            SecretStore.open, self.paths.config_dir, plaintext_consent=plaintext_consent
         )
 
     async def start_cloud(self, listener: Callable[[Health], None] | None = None) -> None:

@@ -1,13 +1,21 @@
-"""A helper server as a child process: started, awaited until it says it serves, stopped by PID."""
+"""Helper servers on 127.0.0.1: a free port for one, and one run as a child process (started,
+awaited until it says it serves, stopped by PID)."""
 
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+
+
+def free_loopback_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 @contextmanager

@@ -19,14 +19,18 @@ class GuiThreadGarbageCollector(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self.collect)
+        self._was_enabled = gc.isenabled()
 
     def start(self) -> None:
+        self._was_enabled = gc.isenabled()
         gc.disable()
         self._timer.start()
 
     def stop(self) -> None:
+        """Give automatic collection back as it was (nested collectors leave it off)."""
         self._timer.stop()
-        gc.enable()
+        if self._was_enabled:
+            gc.enable()
 
     def collect(self) -> int:
         """The generation gc itself would collect now (-1: none), collected here."""

@@ -280,11 +280,7 @@ class SettingsDialog(QDialog):
 
     async def _store_keys(self, settings: Settings) -> bool:
         """Keys typed, renamed or removed since the dialog opened, into the keychain."""
-        store = await asyncio.to_thread(
-            SecretStore.open,
-            self.docent.paths.config_dir,
-            plaintext_consent=settings.secrets.plaintext_file_consent,
-        )
+        store = await self.docent.secret_store(settings.secrets.plaintext_file_consent)
         for entry_list, key_name in ((self.providers, provider_key), (self.servers, server_key)):
             operations: list[tuple[str, str | None]] = []  # (key name, secret or None = delete)
             for entry in entry_list.entries:

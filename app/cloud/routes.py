@@ -5,7 +5,6 @@ alive, closed on quit; their health feeds the router and the status bar."""
 from __future__ import annotations
 
 import asyncio
-import socket
 import sys
 from collections.abc import Callable, Sequence
 
@@ -14,6 +13,7 @@ from app.cloud.gateway import Provider, providers_environment
 from app.cloud.oauth import KeychainTokenStorage, LoopbackCallback, oauth_provider
 from app.cloud.pricing import PriceTable
 from app.llm.engine import ChatEngine, EngineError
+from app.processes import free_loopback_port
 from app.routing import CloudModel
 from app.secrets import SecretStore, SecretStoreError, provider_key, server_key
 from app.settings import CloudSettings, McpServerSettings
@@ -143,12 +143,6 @@ def _connection(
         update={"connect_timeout_s": max(server.connect_timeout_s, SIGN_IN_TIMEOUT_S)}
     )
     return McpConnection(patient, None, listener, auth=auth)
-
-
-def free_loopback_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _model_id(server: str, model: str) -> str:

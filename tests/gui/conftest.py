@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import threading
 from collections.abc import Iterator
@@ -12,19 +11,20 @@ import pytest
 import qasync
 from PySide6.QtWidgets import QApplication
 
+from ui.garbage import GuiThreadGarbageCollector
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
-@pytest.fixture(autouse=True)
-def qt_garbage_collected_here() -> Iterator[None]:
-    """Collect a test's Qt garbage on the GUI thread, once every other fixture is done.
-
-    Left to chance, Python's cycle collector may run on a worker thread (a keychain call, a
-    to_thread) and destroy a closed loop's timer object there: Qt warns "Timers cannot be
-    stopped from another thread" and later crashes activating the dead timer.
-    """
+@pytest.fixture(scope="session", autouse=True)
+def garbage_collected_on_the_gui_thread(qapp: QApplication) -> Iterator[None]:
+    """As in the app (ui/garbage.py): left to chance, Python's cycle collector may run on a
+    worker thread (a keychain call, a to_thread) and destroy a closed loop's timer object there;
+    Qt then crashes activating the dead timer."""
+    collector = GuiThreadGarbageCollector()
+    collector.start()
     yield
-    gc.collect()
+    collector.stop()
 
 
 @pytest.fixture

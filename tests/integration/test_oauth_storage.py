@@ -4,7 +4,6 @@ nowhere else; the desktop sign-in receives its answer on 127.0.0.1."""
 from __future__ import annotations
 
 import asyncio
-import socket
 from pathlib import Path
 
 import httpx2
@@ -15,6 +14,7 @@ from pydantic import AnyUrl
 
 from app.cloud.oauth import KeychainTokenStorage, LoopbackCallback, tokens_key
 from app.paths import Paths
+from app.processes import free_loopback_port
 from app.secrets import SecretStore
 from tests.conftest import files_containing
 
@@ -76,16 +76,10 @@ def test_an_unreadable_record_reads_as_signed_out_without_quoting_it(
     assert asyncio.run(KeychainTokenStorage(store, "work").get_tokens()) is None
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def test_the_loopback_callback_receives_the_code_then_stops_listening() -> None:
     async def scenario() -> None:
         opened: list[str] = []
-        callback = LoopbackCallback(free_port(), open_url=opened.append, timeout_s=10)
+        callback = LoopbackCallback(free_loopback_port(), open_url=opened.append, timeout_s=10)
         await callback.redirect("https://auth.example/authorize?client_id=docent")
         assert opened == ["https://auth.example/authorize?client_id=docent"]
         async with httpx2.AsyncClient(timeout=10) as browser:
@@ -106,7 +100,7 @@ def test_the_loopback_callback_receives_the_code_then_stops_listening() -> None:
 
 def test_a_refused_sign_in_fails_the_flow_with_the_reason() -> None:
     async def scenario() -> None:
-        callback = LoopbackCallback(free_port(), open_url=lambda url: None, timeout_s=10)
+        callback = LoopbackCallback(free_loopback_port(), open_url=lambda url: None, timeout_s=10)
         await callback.redirect("https://auth.example/authorize")
         async with httpx2.AsyncClient(timeout=10) as browser:
             answer = await browser.get(callback.redirect_uri, params={"error": "access_denied"})
@@ -119,7 +113,7 @@ def test_a_refused_sign_in_fails_the_flow_with_the_reason() -> None:
 
 def test_no_answer_from_the_browser_times_out() -> None:
     async def scenario() -> None:
-        callback = LoopbackCallback(free_port(), open_url=lambda url: None, timeout_s=0.05)
+        callback = LoopbackCallback(free_loopback_port(), open_url=lambda url: None, timeout_s=0.05)
         await callback.redirect("https://auth.example/authorize")
         with pytest.raises(OAuthFlowError, match="no sign-in answer"):
             await callback.callback()

@@ -7,9 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from app.processes import serving
+from app.processes import free_loopback_port, serving
 from app.settings import McpServerSettings
-from tests.peers.openai_compatible import free_port
 
 PEERS = Path(__file__).resolve().parent
 NODE = PEERS / "node" / "node_modules" / ".bin" / "node"
@@ -37,7 +36,7 @@ def everything_stdio(**overrides: object) -> McpServerSettings:
 @contextmanager
 def everything_http(transport: str, log: Path) -> Iterator[str]:
     """transport: 'streamableHttp' (yields …/mcp) or 'sse' (yields …/sse)."""
-    port = free_port()
+    port = free_loopback_port()
     command = [str(NODE), "--require", str(LOOPBACK), str(EVERYTHING), transport]
     with serving(command, f"port {port}", log, environment={"PORT": str(port)}, timeout_s=30):
         yield f"http://127.0.0.1:{port}{'/mcp' if transport == 'streamableHttp' else '/sse'}"

@@ -13,19 +13,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import ClassVar
 
-from app.processes import serving
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from app.processes import free_loopback_port, serving
 
 
 @contextmanager
 def llama_cpp_server(model: Path, log: Path, alias: str = "qwen-mini") -> Iterator[str]:
     """`python -m llama_cpp.server` on 127.0.0.1; yields its base URL (…/v1)."""
-    port = free_port()
+    port = free_loopback_port()
     command = [
         sys.executable, "-m", "llama_cpp.server", "--model", str(model),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--model_alias", alias,
