@@ -20,6 +20,7 @@ from app.documents.render import RenderedPage, render_page
 from app.embeddings import E5Embedder, Embedder
 from app.index import Library
 from app.ingest import Ingestor
+from app.llm.engine import EngineError
 from app.llm.local import LocalEngine, LocalModelConfig
 from app.paths import Paths
 from app.routing import AutoPolicy, CloudModel
@@ -50,6 +51,7 @@ class Docent:
         self._cloud_wanted = False  # start_cloud() was called: reconnect after changes
         self._cache = AnswerCache(settings.routing.cache_ttl_s)
         self._spent_this_month: float | None = None
+        self._model_notice: str | None = None
         self._renderer = SerialWorker("render")  # PyMuPDF is not thread-safe: one thread
 
     @classmethod
@@ -108,12 +110,15 @@ class Docent:
         self._spent_this_month = (self._spent_this_month or 0.0) + cost_usd
 
     async def answerer(self, progress: Progress | None = None) -> Answerer:
-        """The answering pipeline; loads the chat model on first use."""
+        """The answering pipeline; loads the chat model on first use (the bundled default if the
+        chosen one cannot load: `take_model_notice()` then says why)."""
         if self._engine is None:
-            # Joining the bundled model's parts on first use takes seconds: off the loop.
-            engine = LocalEngine(await asyncio.to_thread(self.chat_model, progress))
-            await engine.start()
-            self._engine = engine
+            try:
+                self._engine = await self._start_engine(progress)
+            except (ModelError, EngineError) as error:
+                if not self._fall_back(error):
+                    raise
+                self._engine = await self._start_engine(progress)
         if self._spent_this_month is None:
             month = datetime.now(UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
             self._spent_this_month = await self.library.cost_since(month)
@@ -132,6 +137,63 @@ class Docent:
                 on_cost=self._spent,
             )
         return self._answerer
+
+    async def _start_engine(self, progress: Progress | None = None) -> LocalEngine:
+        # Joining the bundled model's parts on first use takes seconds: off the loop.
+        engine = LocalEngine(await asyncio.to_thread(self.chat_model, progress))
+        try:
+            await engine.start()
+        except BaseException:
+            await engine.close()
+            raise
+        return engine
+
+    def _fall_back(self, error: Exception) -> bool:
+        """Use the bundled chat model for this session (the saved choice is kept, so a model on
+        a drive that was not mounted is back next time). False if that is the one failing."""
+        choice, default = self.settings.local.chat_model, self.catalog.default("chat").name
+        if choice == default:
+            return False
+        self._model_notice = (
+            f"The local model {choice} cannot be used: {error}. Docent answers with the bundled "
+            f"{default} instead; choose another model in Models…"
+        )
+        local = self.settings.local.model_copy(update={"chat_model": default})
+        self.settings = self.settings.model_copy(update={"local": local})
+        self._answerer = None
+        return True
+
+    def take_model_notice(self) -> str | None:
+        """Why the chosen chat model was replaced by the bundled one, once."""
+        notice, self._model_notice = self._model_notice, None
+        return notice
+
+    async def check_chat_model(self) -> str | None:
+        """At start-up: is the chosen chat model there and intact (a stat, or a hash if its
+        file changed)? If not, fall back to the bundled one now; returns what to tell the user."""
+        try:
+            await asyncio.to_thread(self.chat_model)
+        except ModelError as error:
+            if not self._fall_back(error):
+                return str(error)
+        return self.take_model_notice()
+
+    async def use_chat_model(self, choice: str) -> None:
+        """Switch the local model now, without a restart: a catalog name or a GGUF path. It is
+        checked, loaded (the old one is closed first: two may not fit in memory) and saved; if
+        it cannot load, the previous choice stays."""
+        if choice == self.settings.local.chat_model and self._engine is not None:
+            return
+        local = self.settings.local.model_copy(update={"chat_model": choice})
+        await asyncio.to_thread(chat_model_config, local, self.catalog, self.paths.models_dir)
+        previous = self.settings
+        await self.apply_settings(self.settings.model_copy(update={"local": local}))
+        try:
+            self._engine = await self._start_engine()
+        except (ModelError, EngineError):
+            await self.apply_settings(previous)
+            raise
+        await asyncio.to_thread(self.settings.save, self.paths.settings_file)
 
     async def render_page(
         self, path: Path, page: int, zoom: float = 1.5, passage: str = ""
@@ -185,6 +247,9 @@ def chat_model_config(
         path = Path(choice).expanduser()
         if not path.is_file():
             raise ModelError(f"the chat model file {path} does not exist")
+        with path.open("rb") as handle:
+            if handle.read(4) != b"GGUF":
+                raise ModelError(f"{path} is not a GGUF model file")
         name = path.stem
     else:
         model = catalog.get(choice)

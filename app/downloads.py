@@ -1,0 +1,285 @@
+"""Downloading a catalog model: streamed with httpx, resumable, verified, moved in atomically.
+
+The file grows as `<file>.part` in the models folder. Cancelling the download (pause, quit, a lost
+connection) keeps that part; the next call hashes it and asks the server for the rest with an HTTP
+Range request. Only a file whose size and sha256 match the catalog is moved (os.replace, same
+folder: atomic) to its final name and stamped, so a half-downloaded or corrupt model never looks
+usable. File writes and hashing run on the download's own thread; the event loop only moves bytes.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import httpx
+
+from app.catalog import CatalogModel, stamp_path, write_stamp
+from app.errors import DocentError
+from app.workers import SerialWorker
+
+PROGRESS_INTERVAL = 0.1  # seconds between two progress reports
+WRITE_SIZE = 1 << 20  # bytes handed to the download's thread at once (one hop per 64 KiB is slow)
+
+
+class DownloadError(DocentError):
+    """A download failed; the message says why and whether resuming can continue it."""
+
+
+@dataclass(frozen=True, slots=True)
+class DownloadProgress:
+    done: int
+    total: int
+    bytes_per_s: float
+    verifying: bool = False  # hashing the part kept from an earlier attempt, before resuming
+
+
+Listener = Callable[[DownloadProgress], None]
+
+
+def part_path(model: CatalogModel, models_dir: Path) -> Path:
+    return models_dir / f"{model.file}.part"
+
+
+def partial_bytes(model: CatalogModel, models_dir: Path) -> int:
+    """How much of the model an earlier, interrupted download left (0: none)."""
+    try:
+        return part_path(model, models_dir).stat().st_size
+    except OSError:
+        return 0
+
+
+def is_downloaded(model: CatalogModel, models_dir: Path) -> bool:
+    target = models_dir / model.file
+    return target.is_file() and stamp_path(model, models_dir).is_file()
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:,.0f} MB"
+
+
+def _status_error(model: CatalogModel, status: int) -> DownloadError:
+    if status in (401, 403):
+        reason = (
+            f"the server refused the download (HTTP {status}). Some models need their licence "
+            "accepted on Hugging Face first: download the file in a browser, then pick it with "
+            "“Use my own GGUF file…”"
+        )
+    elif status in (404, 410):
+        reason = f"the file is not on the server (HTTP {status}): the catalog's address is outdated"
+    elif status == 429:
+        reason = "the server is limiting downloads (HTTP 429): try again in a few minutes"
+    elif status >= 500:
+        reason = (
+            f"the server failed (HTTP {status}): try again later; the download resumes where "
+            "it stopped"
+        )
+    else:
+        reason = f"unexpected answer from the server (HTTP {status})"
+    return DownloadError(f"{model.name}: {reason}")
+
+
+def _disk_full(model: CatalogModel, models_dir: Path, needed: int) -> DownloadError:
+    free = shutil.disk_usage(models_dir).free
+    return DownloadError(
+        f"{model.name}: not enough disk space in {models_dir} ({_mb(needed)} still to download, "
+        f"{_mb(free)} free). Free some space, then resume: what was downloaded is kept"
+    )
+
+
+class _PartFile:
+    """The growing `.part` file and its running sha256; used only on the download's thread."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.digest = hashlib.sha256()
+        self.size = 0
+        self._handle: IO[bytes] | None = None
+
+    def hash_existing(self, report: Callable[[int], None]) -> int:
+        with self.path.open("rb") as handle:
+            while block := handle.read(8 << 20):
+                self.digest.update(block)
+                self.size += len(block)
+                report(self.size)
+        return self.size
+
+    def restart(self) -> None:
+        self.close()
+        self.digest = hashlib.sha256()
+        self.size = 0
+        self._handle = self.path.open("wb")
+
+    def append(self, block: bytes) -> None:
+        if self._handle is None:
+            self._handle = self.path.open("ab")
+        self._handle.write(block)
+        self.digest.update(block)
+        self.size += len(block)
+
+    def finish(self) -> None:
+        if self._handle is not None:
+            self._handle.flush()
+            os.fsync(self._handle.fileno())  # on disk before the rename makes it "the model"
+        self.close()
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+
+async def download(
+    model: CatalogModel,
+    models_dir: Path,
+    progress: Listener | None = None,
+    *,
+    read_timeout_s: float = 30.0,
+) -> Path:
+    """Download `model` into `models_dir` (resuming a part left earlier); return its path.
+
+    Cancel the awaiting task to pause: the part is kept for the next call.
+    """
+    if model.url is None:
+        raise DownloadError(f"{model.name} is not a downloadable model (it comes with Docent)")
+    target = models_dir / model.file
+    part = _PartFile(part_path(model, models_dir))
+    worker = SerialWorker("download")
+    try:
+        if await worker.run(is_downloaded, model, models_dir):
+            return target
+        await _fetch(model, models_dir, part, worker, progress, read_timeout_s)
+        if part.size != model.size or part.digest.hexdigest() != model.sha256:
+            await worker.run(part.path.unlink, missing_ok=True)
+            raise DownloadError(
+                f"{model.name}: checksum mismatch: the server sent {part.size} bytes with "
+                f"sha256 {part.digest.hexdigest()[:12]}…, the catalog expects {model.size} bytes "
+                f"with sha256 {model.sha256[:12]}…. The file was deleted; download it again"
+            )
+        await worker.run(_install, part, target, model, models_dir)
+        return target
+    finally:
+        # Queued behind a write still in flight when the task was cancelled.
+        await worker.run(part.close)
+        worker.shutdown()
+
+
+def _prepare(model: CatalogModel, models_dir: Path) -> int:
+    """How much of the part to keep; refuses at once when the rest cannot fit on the disk."""
+    models_dir.mkdir(parents=True, exist_ok=True)
+    have = partial_bytes(model, models_dir)
+    if have > model.size:  # not a prefix of this model: start over
+        part_path(model, models_dir).unlink()
+        have = 0
+    if shutil.disk_usage(models_dir).free < model.size - have:
+        raise _disk_full(model, models_dir, model.size - have)
+    return have
+
+
+def _install(part: _PartFile, target: Path, model: CatalogModel, models_dir: Path) -> None:
+    os.replace(part.path, target)
+    write_stamp(stamp_path(model, models_dir), target, model)
+
+
+async def _fetch(
+    model: CatalogModel,
+    models_dir: Path,
+    part: _PartFile,
+    worker: SerialWorker,
+    progress: Listener | None,
+    read_timeout_s: float,
+) -> None:
+    assert model.url is not None
+    have = await worker.run(_prepare, model, models_dir)
+    if have:
+
+        def report(done: int) -> None:
+            if progress:
+                progress(DownloadProgress(done, model.size, 0.0, verifying=True))
+
+        await worker.run(part.hash_existing, report)
+    started = time.monotonic()
+    reported = 0.0
+    headers = {"Range": f"bytes={have}-"} if have else {}
+    timeout = httpx.Timeout(15.0, read=read_timeout_s)
+    try:
+        async with (
+            httpx.AsyncClient(timeout=timeout, follow_redirects=True) as client,
+            client.stream("GET", model.url, headers=headers) as response,
+        ):
+            if response.status_code == 416 and have == model.size:
+                return  # the part is already whole: only the checksum is left to check
+            if response.status_code == 200 and have:
+                await worker.run(part.restart)  # the server ignores Range: from the start
+            elif response.status_code == 206:
+                _check_range(model, response, have)
+            elif response.status_code != 200:
+                raise _status_error(model, response.status_code)
+            _check_length(model, response, part.size)
+            pending = bytearray()
+            async for block in response.aiter_bytes():
+                pending += block
+                if part.size + len(pending) > model.size:
+                    raise DownloadError(
+                        f"{model.name}: the server sends more than the catalog's {model.size} "
+                        "bytes: it serves a different file"
+                    )
+                now = time.monotonic()
+                due = now - reported >= PROGRESS_INTERVAL
+                complete = part.size + len(pending) == model.size
+                if len(pending) < WRITE_SIZE and not (due or complete):
+                    continue
+                await worker.run(part.append, bytes(pending))
+                pending.clear()
+                if progress and (due or complete):
+                    reported = now
+                    rate = (part.size - have) / max(now - started, 1e-6)
+                    progress(DownloadProgress(part.size, model.size, rate))
+        await worker.run(part.finish)
+    except httpx.TimeoutException:
+        raise DownloadError(
+            f"{model.name}: the server sent nothing for {read_timeout_s:g} s (at "
+            f"{_mb(part.size)} of {_mb(model.size)}); resume to continue from there"
+        ) from None
+    except httpx.TransportError as error:
+        raise DownloadError(
+            f"{model.name}: the connection broke at {_mb(part.size)} of {_mb(model.size)} "
+            f"({error or type(error).__name__}); resume to continue from there"
+        ) from None
+    except OSError as error:
+        if error.errno == errno.ENOSPC:
+            needed = model.size - part.size
+            raise await worker.run(_disk_full, model, models_dir, needed) from None
+        raise DownloadError(
+            f"{model.name}: cannot write to {models_dir}: {error.strerror or error}"
+        ) from None
+    if part.size < model.size:
+        raise DownloadError(
+            f"{model.name}: the server ended the download at {_mb(part.size)} of "
+            f"{_mb(model.size)}; resume to continue from there"
+        )
+
+
+def _check_range(model: CatalogModel, response: Any, have: int) -> None:
+    content_range = response.headers.get("content-range", "")
+    if not content_range.startswith(f"bytes {have}-"):
+        raise DownloadError(
+            f"{model.name}: the server resumed at the wrong place ({content_range or 'no range'},"
+            f" expected byte {have}); delete the partial download and start again"
+        )
+
+
+def _check_length(model: CatalogModel, response: Any, have: int) -> None:
+    length = response.headers.get("content-length")
+    if length is not None and have + int(length) != model.size:
+        raise DownloadError(
+            f"{model.name}: the server offers {have + int(length)} bytes, the catalog expects "
+            f"{model.size}: it serves a different file"
+        )
