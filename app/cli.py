@@ -114,6 +114,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve Docent's cloud gateway (an MCP server) over stdio; the app starts it itself",
     )
 
+    serve = commands.add_parser(
+        "serve-mcp",
+        help="serve the library to other MCP clients (tools: search_documents, read_page, "
+        "list_documents, ask)",
+    )
+    serve.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
+    serve.add_argument(
+        "--host",
+        default=None,
+        help="streamable-http: the address to bind (default 127.0.0.1); any other address "
+        "requires a bearer token, made once and kept in the keychain",
+    )
+    serve.add_argument("--port", type=int, default=None, help="streamable-http: default 8765")
+    serve.add_argument(
+        "--new-token", action="store_true", help="replace the bearer token and show the new one"
+    )
+
     bench = commands.add_parser("bench", help="measure Docent against its baselines")
     bench.add_argument(
         "suite",
@@ -136,6 +153,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             from app.cloud.gateway import serve_stdio
 
             return serve_stdio()
+        if arguments.command == "serve-mcp":  # over stdio, stdout is the protocol's too
+            from app.serving.run import serve_mcp
+
+            return serve_mcp(
+                arguments.transport, arguments.host, arguments.port, arguments.new_token
+            )
         return asyncio.run(_dispatch(arguments))
     except DocentError as error:
         print(f"docent: {error}", file=sys.stderr)
@@ -237,14 +260,19 @@ async def _resolve(docent: Docent, names: Sequence[str]) -> list[DocumentInfo]:
     return match_documents(await docent.library.documents(), names)
 
 
-def match_documents(documents: Sequence[DocumentInfo], names: Sequence[str]) -> list[DocumentInfo]:
-    """Each name is a document id, its file name or its path; each must match exactly one."""
+def match_documents(
+    documents: Sequence[DocumentInfo], names: Sequence[str], listing: str = "`docent docs`"
+) -> list[DocumentInfo]:
+    """Each name is a document id, its file name or its path; each must match exactly one.
+
+    Names are only compared with the indexed documents: none is ever opened as a file.
+    `listing` is where the caller's user sees the library."""
     found: list[DocumentInfo] = []
     for name in names:
         as_path = os.path.abspath(os.path.expanduser(name))
         matches = [d for d in documents if name in (str(d.id), d.name) or as_path == d.path]
         if not matches:
-            raise UsageError(f"no indexed document matches {name!r} (see `docent docs`)")
+            raise UsageError(f"no indexed document matches {name!r} (see {listing})")
         if len(matches) > 1:
             ids = ", ".join(str(d.id) for d in matches)
             raise UsageError(f"{name!r} matches several documents (ids {ids}): use an id")

@@ -1,0 +1,321 @@
+"""The MCP server's tools and resources over one `Docent`: list the documents, search them, read
+a page, ask a question (the answer's text streams as progress messages).
+
+Every output is a typed model, so clients get structured content with a schema. Documents are
+named by id, file name or indexed path; a name is only ever compared with the library's own list,
+and page text comes from the index, so no argument can make the server open a file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Annotated, Literal
+
+from mcp.server.auth.provider import TokenVerifier
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from pydantic import BaseModel, Field
+
+from app.answering import Failed, Finished, RouteDecided, Source, Token
+from app.bootstrap import Docent
+from app.cli import match_documents
+from app.errors import DocentError
+from app.index import DocumentInfo
+from app.llm.engine import CancelToken
+
+PAGE_URI = "docent://documents/{document_id}/pages/{page}"
+_LISTING = "the list_documents tool"
+
+
+def page_uri(document_id: int, page: int | str) -> str:
+    return PAGE_URI.format(document_id=document_id, page=page)
+
+
+class DocumentSummary(BaseModel):
+    id: int
+    name: str = Field(description="The file name.")
+    title: str
+    format: str
+    pages: int
+    chunks: int
+    embedded: bool = Field(description="Every passage has its vector: semantic search is ready.")
+    page_uri_template: str = Field(description="Read page n as this resource, n from 1.")
+
+
+class DocumentList(BaseModel):
+    documents: list[DocumentSummary]
+
+
+class FoundPassage(BaseModel):
+    rank: int
+    document_id: int
+    document: str = Field(description="The document's file name.")
+    page: int = Field(description="Physical page, from 1 (what read_page takes).")
+    page_label: str = Field(description="The page number printed on the page.")
+    heading: str | None
+    score: float = Field(description="Fused BM25 + vector reciprocal-rank score; higher first.")
+    text: str
+    uri: str = Field(description="The page as a resource.")
+
+
+class SearchResults(BaseModel):
+    query: str
+    passages: list[FoundPassage]
+
+
+class PageText(BaseModel):
+    document_id: int
+    document: str
+    page: int
+    pages: int = Field(description="How many pages the document has.")
+    page_label: str | None = Field(description="The printed page number; none for a blank page.")
+    text: str = Field(description="The page's indexed text; empty for a page without text.")
+    uri: str
+
+
+class CitedSource(BaseModel):
+    number: int = Field(description="The [n] the answer refers to.")
+    document_id: int
+    document: str
+    page: int
+    page_label: str
+    heading: str | None
+    uri: str
+
+
+class Metrics(BaseModel):
+    route: str = Field(
+        description="local, cloud, fallback (cloud failed, answered locally) or cache."
+    )
+    model: str
+    reason: str = Field(description="Why the router chose this route.")
+    retrieval_s: float
+    ttft_s: float | None = Field(description="Seconds from the question to the first token.")
+    total_s: float
+    prompt_tokens: int
+    completion_tokens: int
+    tokens_per_s: float | None
+    cost_usd: float
+
+
+class Answer(BaseModel):
+    question: str
+    answer: str
+    citations: list[CitedSource]
+    metrics: Metrics
+    grounded: float | None = Field(
+        description="Share of the answer's sentences a source supports; none for an empty answer."
+    )
+    cancelled: bool
+
+
+class LibraryTools:
+    """What the tools do, over one Docent; failures a client can act on raise `ToolError`."""
+
+    def __init__(self, docent: Docent) -> None:
+        self.docent = docent
+        # Two first questions at once would each load the chat model: the first loads it.
+        self._answerer_lock = asyncio.Lock()
+
+    async def list_documents(self) -> DocumentList:
+        documents = await self.docent.library.documents()
+        return DocumentList(documents=[_summary(d) for d in documents])
+
+    async def resolve(self, names: Sequence[str]) -> list[DocumentInfo]:
+        try:
+            return match_documents(await self.docent.library.documents(), names, _LISTING)
+        except DocentError as error:
+            raise ToolError(str(error)) from None
+
+    async def search(self, query: str, k: int, documents: Sequence[str] | None) -> SearchResults:
+        if not query.strip():
+            raise ToolError("the query is empty")
+        scope = [d.id for d in await self.resolve(documents)] if documents else None
+        passages = await self.docent.library.search(query, k, scope)
+        return SearchResults(
+            query=query,
+            passages=[
+                FoundPassage(
+                    rank=rank,
+                    document_id=p.chunk.document_id,
+                    document=p.chunk.document_name,
+                    page=p.chunk.page,
+                    page_label=p.chunk.page_label,
+                    heading=p.chunk.heading,
+                    score=round(p.score, 6),
+                    text=p.chunk.text,
+                    uri=page_uri(p.chunk.document_id, p.chunk.page),
+                )
+                for rank, p in enumerate(passages, 1)
+            ],
+        )
+
+    async def read_page(self, document: str, page: int) -> PageText:
+        (found,) = await self.resolve([document])
+        if not 1 <= page <= found.pages:
+            raise ToolError(
+                f"{found.name} has {found.pages} page{'s' if found.pages != 1 else ''}: "
+                f"there is no page {page} (pages count from 1)"
+            )
+        chunks = await self.docent.library.read(lambda store: store.page_chunks(found.id, page))
+        return PageText(
+            document_id=found.id,
+            document=found.name,
+            page=page,
+            pages=found.pages,
+            page_label=chunks[0].page_label if chunks else None,
+            # Chunks partition a page's paragraphs in reading order, without overlap.
+            text="\n".join(chunk.text for chunk in chunks),
+            uri=page_uri(found.id, page),
+        )
+
+    async def ask(
+        self,
+        question: str,
+        route: Literal["local", "cloud"] | None,
+        documents: Sequence[str] | None,
+        ctx: Context,
+    ) -> Answer:
+        scope = [d.id for d in await self.resolve(documents)] if documents else None
+        async with self._answerer_lock:
+            answerer = await self.docent.answerer()
+        cancel = CancelToken()
+        sent = 0
+        routes: list[str] = []
+        try:
+            async for event in answerer.answer(question, scope, cancel, route):
+                match event:
+                    case RouteDecided(route=chosen):
+                        routes.append(chosen)
+                    case Token(text=text):
+                        sent += 1
+                        await ctx.report_progress(sent, None, text)
+                    case Failed(error=error):
+                        raise ToolError(error)
+                    case Finished() as finished:
+                        return _answer(question, finished)
+        finally:
+            cancel.cancel()  # the client went away mid-answer: stop generating for it
+        raise ToolError(f"the answer ended without a result (routes tried: {routes})")
+
+
+def _summary(document: DocumentInfo) -> DocumentSummary:
+    return DocumentSummary(
+        id=document.id,
+        name=document.name,
+        title=document.title,
+        format=document.format,
+        pages=document.pages,
+        chunks=document.chunks,
+        embedded=document.embedded >= document.chunks,
+        page_uri_template=page_uri(document.id, "{page}"),
+    )
+
+
+def _cited(source: Source) -> CitedSource:
+    return CitedSource(
+        number=source.number,
+        document_id=source.document_id,
+        document=source.document,
+        page=source.page,
+        page_label=source.page_label,
+        heading=source.heading,
+        uri=page_uri(source.document_id, source.page),
+    )
+
+
+def _answer(question: str, finished: Finished) -> Answer:
+    return Answer(
+        question=question,
+        answer=finished.answer,
+        citations=[_cited(source) for source in finished.citations],
+        metrics=Metrics.model_validate(finished.metrics.as_dict()),
+        grounded=finished.grounded,
+        cancelled=finished.cancelled,
+    )
+
+
+def _names(documents: Sequence[int | str] | None) -> list[str] | None:
+    return None if documents is None else [str(name) for name in documents]
+
+
+def build_server(docent: Docent, token_verifier: TokenVerifier | None = None) -> MCPServer:
+    """The MCP server over `docent`; with `token_verifier`, HTTP requests need a bearer token."""
+    tools = LibraryTools(docent)
+    auth = None
+    if token_verifier is not None:
+        # A resource server with a static token: no authorization server, nothing to discover
+        # (the issuer URL is required by the SDK's settings but never published).
+        auth = AuthSettings(issuer_url="http://127.0.0.1", resource_server_url=None)
+    server: MCPServer = MCPServer(
+        "docent",
+        instructions=(
+            "Docent's local document library. list_documents shows what is indexed; "
+            "search_documents finds passages (document, page, score); read_page returns a "
+            "page's text; ask answers from the documents with page citations, and streams the "
+            "answer's text as progress messages."
+        ),
+        token_verifier=token_verifier,
+        auth=auth,
+        # The SDK sets up the process's logging at this level; tool errors reach the client.
+        log_level="WARNING",
+    )
+
+    @server.tool()
+    async def list_documents() -> DocumentList:
+        """The indexed documents: id, file name, title, format, pages and passages."""
+        return await tools.list_documents()
+
+    @server.tool()
+    async def search_documents(
+        query: str,
+        k: Annotated[int, Field(ge=1, le=50, description="How many passages.")] = 5,
+        documents: Annotated[
+            list[int | str] | None,
+            Field(description="Only these documents (id, file name or indexed path)."),
+        ] = None,
+    ) -> SearchResults:
+        """Hybrid keyword + semantic search: the best passages first, each with its document,
+        page and score."""
+        return await tools.search(query, k, _names(documents))
+
+    @server.tool()
+    async def read_page(
+        document: Annotated[
+            int | str, Field(description="Document id, file name or indexed path.")
+        ],
+        page: Annotated[int, Field(description="Physical page number, from 1.")],
+    ) -> PageText:
+        """The indexed text of one page of a document."""
+        return await tools.read_page(str(document), page)
+
+    @server.tool()
+    async def ask(
+        question: str,
+        ctx: Context,
+        route: Annotated[
+            Literal["local", "cloud"] | None,
+            Field(description="Force a route; default: Docent's router decides."),
+        ] = None,
+        documents: Annotated[
+            list[int | str] | None,
+            Field(description="Only these documents (id, file name or indexed path)."),
+        ] = None,
+    ) -> Answer:
+        """Answer a question from the documents, citing pages, with the route, latency and cost
+        of the answer; partial text arrives as progress messages while it is written."""
+        return await tools.ask(question, route, _names(documents), ctx)
+
+    @server.resource(PAGE_URI, name="page", mime_type="text/plain")
+    async def page_resource(document_id: str, page: str) -> str:
+        """One page of an indexed document, as text."""
+        if not (document_id.isdigit() and page.isdigit()):
+            raise ResourceNotFoundError(f"no page {page!r} of a document {document_id!r}")
+        try:
+            return (await tools.read_page(document_id, int(page))).text
+        except ToolError as error:
+            raise ResourceNotFoundError(str(error)) from None
+
+    return server
