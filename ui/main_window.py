@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -35,6 +36,7 @@ from app.llm.engine import CancelToken
 from app.routing import Route
 from ui.conversation import ConversationPanel
 from ui.documents_panel import DocumentsPanel
+from ui.model_manager import ModelManager
 from ui.page_preview import PagePreview
 from ui.session_panel import SessionPanel
 from ui.settings_dialog import SettingsDialog
@@ -95,6 +97,8 @@ class MainWindow(QMainWindow):
         self.conversation.reask_requested.connect(self._reask)
         self.conversation.sent_requested.connect(self.show_sent)
         self.previews: list[PagePreview] = []
+        self.model_manager: ModelManager | None = None
+        self.model_notice: QMessageBox | None = None
         self.question = QuestionBox()
         self.question.submitted.connect(self.ask)
         self.stop_button = QPushButton("Stop")
@@ -105,6 +109,7 @@ class MainWindow(QMainWindow):
         QShortcut(QKeySequence.StandardKey.Preferences, self, self.open_settings)
         settings_menu = self.menuBar().addMenu("&Docent")
         settings_menu.addAction("Add documents…", self.choose_files)
+        settings_menu.addAction("Models…", self.open_models)
         settings_menu.addAction("Settings…", self.open_settings)
 
         ask_row = QHBoxLayout()
@@ -162,6 +167,8 @@ class MainWindow(QMainWindow):
         self.stop()
         for preview in list(self.previews):
             await preview.close_async()
+        if self.model_manager is not None:
+            await self.model_manager.close_async()
         for task in list(self._tasks):
             task.cancel()
         await self.wait_for_tasks()
@@ -194,8 +201,9 @@ class MainWindow(QMainWindow):
         self.cloud_state.setToolTip("\n".join(h.describe() for h in health))
 
     async def start(self) -> None:
-        """Show the library, restore the scope and connect the cloud routes; on the very first
-        run, index the guide."""
+        """Check the chat model, show the library, restore the scope and connect the cloud
+        routes; on the very first run, index the guide."""
+        self._tell_model_notice(await self.docent.check_chat_model())
         await self.docent.start_cloud(self._show_cloud_state)
         self._show_cloud_state()
         await self.refresh()
@@ -263,11 +271,42 @@ class MainWindow(QMainWindow):
         await self.refresh()
         self.statusBar().showMessage("Library up to date.", 5000)
 
+    def _tell_model_notice(self, notice: str | None) -> None:
+        """The chosen chat model is missing or corrupt and the bundled one answers instead."""
+        self._show_model_state()
+        if notice:
+            self.model_state.setToolTip(notice)
+            self.statusBar().showMessage(notice)
+            if self.model_notice is not None:
+                self.model_notice.deleteLater()
+            self.model_notice = QMessageBox(
+                QMessageBox.Icon.Warning, "Local model", notice, parent=self
+            )
+            self.model_notice.open()  # not exec(): the window keeps working behind it
+
+    def open_models(self) -> ModelManager:
+        """One model manager, kept while the window lives (a download may be paused in it)."""
+        if self.model_manager is None:
+            self.model_manager = ModelManager(self.docent, self)
+            self.model_manager.switched.connect(self._model_switched)
+        self.model_manager.refresh()
+        self.model_manager.show()
+        return self.model_manager
+
+    def _model_switched(self, choice: str) -> None:
+        self._show_model_state()
+        self.statusBar().showMessage(f"Local model: now {choice}.", 5000)
+
     def open_settings(self) -> SettingsDialog:
         dialog = SettingsDialog(self.docent, self)
         dialog.applied.connect(lambda: self.statusBar().showMessage("Settings applied.", 5000))
         dialog.applied.connect(self._show_model_state)
         dialog.applied.connect(self._show_cloud_state)
+        dialog.models_requested.connect(
+            lambda: self.open_models().switched.connect(
+                dialog.model.setText, Qt.ConnectionType.UniqueConnection
+            )
+        )
         dialog.show()
         return dialog
 
@@ -317,7 +356,7 @@ class MainWindow(QMainWindow):
         try:
             self._show_model_state(loading=not self.docent.chat_model_loaded)
             answerer = await self.docent.answerer()
-            self._show_model_state()
+            self._tell_model_notice(self.docent.take_model_notice())
             scope = self.documents.scope()
             async for event in answerer.answer(question, scope, cancel, route):
                 self.conversation.apply(event)

@@ -48,9 +48,11 @@ _NUMBERS = (
 
 
 class SettingsDialog(QDialog):
-    """Signals: applied() — after valid settings were saved and applied."""
+    """Signals: applied() — after valid settings were saved and applied; models_requested() —
+    the Models… button (the window owns the one model manager)."""
 
     applied = Signal()
+    models_requested = Signal()
 
     def __init__(self, docent: Docent, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -60,9 +62,13 @@ class SettingsDialog(QDialog):
         self.model = QLineEdit(docent.settings.local.chat_model)
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._choose_model)
+        self.models_button = QPushButton("Models…")
+        self.models_button.setToolTip("Download recommended models and switch between them")
+        self.models_button.clicked.connect(self.models_requested)
         model_row = QHBoxLayout()
         model_row.addWidget(self.model, 1)
         model_row.addWidget(browse)
+        model_row.addWidget(self.models_button)
         form = QFormLayout()
         form.addRow("Chat model (catalog name or GGUF file)", model_row)
         form.addRow("", self._error_label("local.chat_model"))

@@ -224,3 +224,42 @@ def test_a_downloaded_model_that_changed_on_disk_is_refused(
     path.write_bytes(b"GGUF")
     with pytest.raises(ModelError, match=r"is corrupt \(4 bytes, expected 4194304\)"):
         ensure_model(model, models_dir)
+
+
+def test_a_corrupt_model_at_start_up_or_at_load_gives_way_to_the_bundled_one(
+    server: ModelServer, tmp_path: Path
+) -> None:
+    model = served_model(server, "damaged", Served(GGUF, length=SLICE))
+    paths = dataclasses.replace(Paths.from_environment(), models_dir=tmp_path / "models")
+    paths.models_dir.mkdir()
+    (paths.models_dir / model.file).write_bytes(b"GGUF" + bytes(SLICE - 4))  # never verified
+    catalog = Catalog((*Catalog.load().models, model))
+    docent = Docent(paths, Settings(local=LocalModelSettings(chat_model="damaged")), catalog)
+    notice = run(docent.check_chat_model())
+    assert notice is not None
+    assert notice.startswith("The local model damaged cannot be used: model damaged: ")
+    assert "is corrupt (sha256" in notice
+    assert docent.settings.local.chat_model == "qwen2.5-coder-0.5b"  # for this session only
+
+    # A GGUF header on a cut file passes the start-up check; llama.cpp refuses it at load.
+    truncated = tmp_path / "truncated.gguf"
+    with GGUF.open("rb") as original:
+        truncated.write_bytes(original.read(SLICE))
+    docent = Docent(
+        Paths.from_environment(), Settings(local=LocalModelSettings(chat_model=str(truncated)))
+    )
+
+    async def first_answer() -> tuple[str | None, str | None, str]:
+        await docent.open()
+        try:
+            before = await docent.check_chat_model()
+            answerer = await docent.answerer()
+            return before, docent.take_model_notice(), answerer.local.model
+        finally:
+            await docent.close()
+
+    before, after, answering = run(first_answer())
+    assert before is None
+    assert after is not None
+    assert "cannot load model truncated.gguf: not a valid GGUF file" in after
+    assert answering == "qwen2.5-coder-0.5b"

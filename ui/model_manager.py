@@ -1,0 +1,242 @@
+"""Models…: the catalog's chat models, their downloads (progress, pause, resume, verified) and the
+switch that makes one the local model without restarting Docent."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.bootstrap import Docent
+from app.catalog import CatalogModel
+from app.downloads import DownloadProgress, download, is_downloaded, partial_bytes
+from app.errors import DocentError
+from ui.theme import error_style
+
+NAME, SIZE, RAM, LICENCE, STATE = range(5)
+
+
+def _gb(size: int) -> str:
+    return f"{size / 1e9:.2f} GB"
+
+
+class ModelManager(QDialog):
+    """Signals: changed() — after a download's progress, pause or outcome, or a switch (tests
+    and the window wait on it); switched(str) — after the app answers with another model."""
+
+    changed = Signal()
+    switched = Signal(str)
+
+    def __init__(self, docent: Docent, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.docent = docent
+        self.setWindowTitle("Models — Docent")
+        self.models = [m for m in docent.catalog.models if m.role == "chat"]
+        self.table = QTreeWidget()
+        self.table.setHeaderLabels(["Model", "Size", "RAM needed", "Licence", "State"])
+        self.table.setRootIsDecorated(False)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setColumnWidth(NAME, 290)
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        self.rows: dict[str, QTreeWidgetItem] = {}
+        for model in self.models:
+            item = QTreeWidgetItem(
+                [
+                    model.title,
+                    _gb(model.size),
+                    f"{model.ram_gb:g} GB" if model.ram_gb else "",
+                    model.licence,
+                    "",
+                ]
+            )
+            item.setToolTip(NAME, f"{model.name} — {model.upstream}")
+            item.setToolTip(LICENCE, model.licence)
+            self.table.addTopLevelItem(item)
+            self.rows[model.name] = item
+        self.download_button = QPushButton("Download")
+        self.download_button.clicked.connect(self.start_download)
+        self.pause_button = QPushButton("Pause")
+        self.pause_button.clicked.connect(self.pause)
+        self.use_button = QPushButton("Use this model")
+        self.use_button.clicked.connect(lambda: self.use(self._selected_name()))
+        own = QPushButton("Use my own GGUF file…")
+        own.clicked.connect(self._choose_own)
+        buttons = QHBoxLayout()
+        for button in (self.download_button, self.pause_button, self.use_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        buttons.addWidget(own)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.hide()
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        note = QLabel(
+            f"Downloads go to {docent.paths.models_dir}. Larger models answer better and need "
+            "more memory; on a laptop with Metal or CUDA set GPU layers to -1 in Settings."
+        )
+        note.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(buttons)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status)
+        layout.addWidget(note)
+        self.resize(900, 420)
+        self.downloading: tuple[str, asyncio.Task[None]] | None = None
+        self.switching: asyncio.Task[None] | None = None
+        self.refresh()
+
+    # --- state -------------------------------------------------------------------------------
+
+    def _selected_name(self) -> str:
+        selected = self.table.selectedItems()
+        names = [name for name, item in self.rows.items() if item in selected]
+        return names[0] if names else ""
+
+    def select(self, name: str) -> None:
+        self.table.setCurrentItem(self.rows[name])
+
+    def _model(self, name: str) -> CatalogModel:
+        return self.docent.catalog.get(name)
+
+    def available(self, model: CatalogModel) -> bool:
+        if model.downloadable:
+            return is_downloaded(model, self.docent.paths.models_dir)
+        return model.installed
+
+    def refresh(self) -> None:
+        """Each row's state from the models folder (a stat per model)."""
+        current, models_dir = self.docent.settings.local.chat_model, self.docent.paths.models_dir
+        for model in self.models:
+            if model.name == current:
+                state = "in use"
+            elif self.available(model):
+                state = "ready"
+            elif model.downloadable and (done := partial_bytes(model, models_dir)):
+                state = f"paused at {done * 100 // model.size}%"
+            elif model.downloadable:
+                state = "download"
+            else:
+                state = f"pip install 'docent[{model.extra}]'" if model.extra else "missing"
+            if self.downloading and self.downloading[0] == model.name:
+                state = "downloading…"
+            self.rows[model.name].setText(STATE, state)
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        name = self._selected_name()
+        model = self._model(name) if name else None
+        busy = self.downloading is not None
+        this_one = busy and self.downloading is not None and self.downloading[0] == name
+        can_download = bool(model and model.downloadable and not self.available(model))
+        self.download_button.setEnabled(can_download and not busy)
+        partial = model and partial_bytes(model, self.docent.paths.models_dir)
+        self.download_button.setText("Resume" if partial else "Download")
+        self.pause_button.setEnabled(bool(this_one))
+        in_use = bool(model and model.name == self.docent.settings.local.chat_model)
+        self.use_button.setEnabled(bool(model and self.available(model) and not in_use))
+
+    def _say(self, text: str, *, error: bool = False) -> None:
+        self.status.setStyleSheet(error_style(self.palette()) if error else "")
+        self.status.setText(text)
+        self.changed.emit()
+
+    # --- downloads -----------------------------------------------------------------------------
+
+    def start_download(self) -> asyncio.Task[None] | None:
+        name = self._selected_name()
+        if not name or self.downloading is not None:
+            return None
+        task = asyncio.ensure_future(self._download(self._model(name)))
+        self.downloading = (name, task)
+        self.progress.setValue(0)
+        self.progress.show()
+        self.refresh()
+        return task
+
+    def pause(self) -> None:
+        if self.downloading is not None:
+            self.downloading[1].cancel()
+
+    async def _download(self, model: CatalogModel) -> None:
+        self._say(f"Connecting to {model.url}…")
+        try:
+            await download(model, self.docent.paths.models_dir, self._show_progress)
+        except asyncio.CancelledError:
+            self._say(f"{model.title}: paused. Resume continues where it stopped.")
+        except DocentError as error:
+            self._say(str(error), error=True)
+        else:
+            self._say(f"{model.title} is downloaded and verified (sha256). Use it when you like.")
+        finally:
+            self.downloading = None
+            self.progress.hide()
+            self.refresh()
+            self.changed.emit()
+
+    def _show_progress(self, progress: DownloadProgress) -> None:
+        self.progress.setValue(progress.done * 1000 // max(progress.total, 1))
+        done, total = progress.done / 1e6, progress.total / 1e6
+        if progress.verifying:
+            text = f"Checking the {done:,.0f} MB downloaded earlier before resuming…"
+        else:
+            rate = progress.bytes_per_s
+            left = (progress.total - progress.done) / rate if rate else 0
+            text = f"{done:,.0f} of {total:,.0f} MB · {rate / 1e6:,.1f} MB/s · {left:,.0f} s left"
+        self._say(text)
+
+    # --- switching -----------------------------------------------------------------------------
+
+    def _choose_own(self) -> None:
+        name, _ = QFileDialog.getOpenFileName(self, "Your own model", "", "GGUF models (*.gguf)")
+        if name:
+            self.use(str(Path(name)))
+
+    def use(self, choice: str) -> asyncio.Task[None] | None:
+        """Make `choice` (a catalog name or a GGUF path) the local model, without a restart."""
+        if not choice or self.switching is not None:
+            return None
+        self.switching = asyncio.ensure_future(self._use(choice))
+        return self.switching
+
+    async def _use(self, choice: str) -> None:
+        self.use_button.setEnabled(False)
+        self._say(f"Loading {choice}…")
+        try:
+            await self.docent.use_chat_model(choice)
+        except DocentError as error:
+            self._say(f"Cannot use {choice}: {error}", error=True)
+        else:
+            self._say(f"Docent now answers with {choice}.")
+            self.switched.emit(choice)
+        finally:
+            self.switching = None
+            self.refresh()
+
+    async def close_async(self) -> None:
+        """Pause a download in flight (it resumes next time) and close."""
+        for task in (self.downloading[1] if self.downloading else None, self.switching):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        self.close()
+
+    def reject(self) -> None:
+        self.pause()  # the part is kept; closing never leaves a download running unseen
+        super().reject()
