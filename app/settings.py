@@ -177,6 +177,23 @@ class CloudSettings(_Section):
         return self
 
 
+class LibrarySettings(_Section):
+    watched_folders: list[str] = Field(
+        default_factory=list,
+        description="Folders whose documents are indexed, re-indexed and removed as they change "
+        "(also changes made while Docent was closed).",
+    )
+
+    @field_validator("watched_folders")
+    @classmethod
+    def _absolute_folders(cls, folders: list[str]) -> list[str]:
+        expanded = [str(Path(folder).expanduser()) for folder in folders]
+        for folder in expanded:
+            if not Path(folder).is_absolute():
+                raise ValueError(f"{folder!r} must be an absolute path")
+        return list(dict.fromkeys(expanded))
+
+
 class SecretSettings(_Section):
     plaintext_file_consent: bool = Field(
         False,
@@ -192,6 +209,7 @@ class Settings(_Section):
     routing: RoutingSettings = Field(default_factory=RoutingSettings)
     cloud: CloudSettings = Field(default_factory=CloudSettings)
     secrets: SecretSettings = Field(default_factory=SecretSettings)
+    library: LibrarySettings = Field(default_factory=LibrarySettings)
     embedding_model: str = Field(
         "multilingual-e5-small", description="Embedding model name from the catalog."
     )

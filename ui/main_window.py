@@ -34,6 +34,7 @@ from app.cloud.client import Health, HealthState
 from app.index import EmbeddingProgress
 from app.llm.engine import CancelToken
 from app.routing import Route
+from app.watch import FolderChanges, FolderWatch
 from ui.conversation import ConversationPanel
 from ui.documents_panel import DocumentsPanel
 from ui.model_manager import ModelManager
@@ -76,10 +77,12 @@ class QuestionBox(QPlainTextEdit):
 
 class MainWindow(QMainWindow):
     """Signals: token_shown() — after each streamed token is shown (tests and benchmarks wait
-    on it); answer_finished() — after an answer ends, however it ended."""
+    on it); answer_finished() — after an answer ends, however it ended; folders_synced() — after
+    changes in the watched folders reached the index."""
 
     token_shown = Signal()
     answer_finished = Signal()
+    folders_synced = Signal()
 
     def __init__(self, docent: Docent) -> None:
         super().__init__()
@@ -148,6 +151,8 @@ class MainWindow(QMainWindow):
         self._cancel: CancelToken | None = None
         self.indexing: asyncio.Task[None] | None = None
         self.answering: asyncio.Task[None] | None = None
+        self.watching: asyncio.Task[None] | None = None
+        self.folder_watch: FolderWatch | None = None
 
     # --- background work -----------------------------------------------------------------
 
@@ -208,6 +213,7 @@ class MainWindow(QMainWindow):
         self._show_cloud_state()
         await self.refresh()
         self.documents.tick(self.state.scope)
+        self.watch_folders()
         if not self.state.first_run_done:
             self.state.first_run_done = True
             self.save_state()
@@ -297,11 +303,57 @@ class MainWindow(QMainWindow):
         self._show_model_state()
         self.statusBar().showMessage(f"Local model: now {choice}.", 5000)
 
+    # --- watched folders ---------------------------------------------------------------------
+
+    def watch_folders(self) -> asyncio.Task[None] | None:
+        """Follow the watched folders from now on, after catching up with what changed there
+        while Docent was closed; a new call (the settings changed) replaces the old watch."""
+        previous = self.watching
+        if previous is not None:
+            previous.cancel()
+        folders = [Path(folder) for folder in self.docent.settings.library.watched_folders]
+        self.watching = self._spawn(self._watch(folders, previous)) if folders else None
+        return self.watching
+
+    async def _watch(self, folders: list[Path], previous: asyncio.Task[None] | None) -> None:
+        if previous is not None:
+            await asyncio.gather(previous, return_exceptions=True)  # its thread has stopped
+        watch = self.folder_watch = FolderWatch(self.docent.library, folders)
+        try:
+            if missing := await asyncio.to_thread(watch.missing):
+                names = ", ".join(str(folder) for folder in missing)
+                self.statusBar().showMessage(f"Watched folder not found: {names}")
+            self.sync_folders(await watch.pending(), "Changed while Docent was closed")
+            async for changes in watch.changes():
+                self.sync_folders(changes, "Changed in watched folders")
+        finally:
+            watch.close()
+
+    def sync_folders(self, changes: FolderChanges, why: str) -> asyncio.Task[None]:
+        """Remove and (re)index what changed, after any indexing already under way."""
+        if changes:
+            self.statusBar().showMessage(f"{why}: {changes.describe()}…")
+        for path in changes.index:
+            self.documents.row(path)
+        previous = self.indexing
+        self.indexing = self._spawn(self._sync(changes, previous))
+        return self.indexing
+
+    async def _sync(self, changes: FolderChanges, previous: asyncio.Task[None] | None) -> None:
+        if previous is not None:
+            await asyncio.gather(previous, return_exceptions=True)
+        if changes.remove:
+            await self._remove(changes.remove)
+        if changes.index:
+            await self._index(changes.index, None, False)
+        self.folders_synced.emit()
+
     def open_settings(self) -> SettingsDialog:
         dialog = SettingsDialog(self.docent, self)
         dialog.applied.connect(lambda: self.statusBar().showMessage("Settings applied.", 5000))
         dialog.applied.connect(self._show_model_state)
         dialog.applied.connect(self._show_cloud_state)
+        dialog.applied.connect(self.watch_folders)
         dialog.models_requested.connect(
             lambda: self.open_models().switched.connect(
                 dialog.model.setText, Qt.ConnectionType.UniqueConnection

@@ -35,6 +35,7 @@ from app.secrets import SecretStore, SecretStoreError, provider_key, server_key
 from app.settings import McpServerSettings, ProviderSettings, RoutingSettings, Settings
 from ui.cloud_settings import PROVIDER_FIELDS, SERVER_FIELDS, Entry, EntryList
 from ui.theme import error_style
+from ui.watched_folders import WatchedFoldersPage
 
 # (section, field, label, minimum, maximum); 0 threads means "as many as the CPU has".
 _NUMBERS = (
@@ -89,6 +90,10 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self.providers, "Cloud providers")
         self.tabs.addTab(self.servers, "MCP servers")
         self.tabs.addTab(self._routing_page(docent.settings.routing), "Routing && privacy")
+        self.library = WatchedFoldersPage(
+            docent.settings.library.watched_folders, self._error_label("library")
+        )
+        self.tabs.addTab(self.library, "Watched folders")
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -249,6 +254,7 @@ class SettingsDialog(QDialog):
             },
         }
         raw["secrets"] = {"plaintext_file_consent": self.consent.isChecked()}
+        raw["library"] = {"watched_folders": self.library.values()}
         return raw
 
     def submit(self) -> asyncio.Task[bool]:
@@ -327,6 +333,9 @@ class SettingsDialog(QDialog):
             field = ".".join(str(part) for part in location[3:])
             entry_list.show_error(index, f"{field}: {message}" if field else message)
             self.tabs.setCurrentWidget(entry_list)
+        elif location[:1] == ("library",):
+            self._show("library", message)
+            self.tabs.setCurrentWidget(self.library)
         elif location[:1] == ("routing",):
             self._show("routing", f"{'.'.join(str(part) for part in location[1:])}: {message}")
             self.tabs.setCurrentIndex(3)

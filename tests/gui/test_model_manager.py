@@ -3,39 +3,22 @@ then use it without restarting; a missing model at start-up is said, and the bun
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtCore import SignalInstance
 from PySide6.QtWidgets import QApplication
 
 from app.bootstrap import Docent
 from app.catalog import Catalog
 from app.paths import Paths
 from app.settings import LocalModelSettings, Settings
+from tests.gui.waiting import until
 from tests.integration.test_downloads import GGUF, served_model
 from tests.model_server import ModelServer, Served, model_server
 from ui.main_window import MainWindow
-
-
-async def until(signal: SignalInstance, condition: Callable[[], bool]) -> None:
-    """Wait (at most a minute) for `condition`, checked each time `signal` fires."""
-    event = asyncio.Event()
-
-    def check() -> None:
-        if condition():
-            event.set()
-
-    signal.connect(check)
-    try:
-        check()
-        await asyncio.wait_for(event.wait(), 60)
-    finally:
-        signal.disconnect(check)
 
 
 @pytest.fixture
