@@ -5,6 +5,7 @@ It lives in ui/ because only ui/ may import Qt; the CLI path never loads Qt.
 
 from __future__ import annotations
 
+import runpy
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,6 +13,18 @@ from pathlib import Path
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["-m"] and len(arguments) > 1:
+        # Docent starts its own children as `sys.executable -m MODULE …` (the cloud gateway,
+        # bench servers). In the packaged app sys.executable is this program, not a Python: run
+        # the module as `python -m` would.
+        sys.argv = [sys.argv[0], *arguments[2:]]
+        runpy.run_module(arguments[1], run_name="__main__", alter_sys=True)
+        return 0
+    if arguments == ["--smoke-test"]:
+        from ui.main import run
+        from ui.smoke import session
+
+        return run(session=session)
     if not arguments or arguments[0] == "gui":
         from ui.main import run
 

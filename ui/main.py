@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
 
 import qasync
 from PySide6.QtWidgets import QApplication
@@ -30,13 +31,17 @@ async def _main(app: QApplication) -> int:
     return 0
 
 
-def run(arguments: Sequence[str] = ()) -> int:
+def run(
+    arguments: Sequence[str] = (),
+    session: Callable[[QApplication], Coroutine[Any, Any, int]] = _main,
+) -> int:
+    """Run `session` (the app; or the smoke test) on the Qt event loop until it returns."""
     app = QApplication(sys.argv[:1] + list(arguments))
     app.setApplicationName("Docent")
     collector = GuiThreadGarbageCollector(app)
     collector.start()
     try:
         with asyncio.Runner(loop_factory=qasync.QEventLoop) as runner:
-            return runner.run(_main(app))
+            return runner.run(session(app))
     finally:
         collector.stop()
