@@ -5,9 +5,10 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
+PACKAGING := $(VENV)/.packaging
 PEERS := tests/peers/node
 
-.PHONY: setup peers run test lint bench conformance screenshots clean
+.PHONY: setup peers run test lint bench conformance screenshots package package-test clean
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,5 +53,20 @@ screenshots: setup
 	  xvfb-run -a -s "-screen 0 1280x800x24" $(BIN)/python -m ui.screenshots docs/screenshots; \
 	  status=$$?; rm -rf $$home; exit $$status
 
+# The one-folder app (dist/docent) and its .deb (dist/docent_VERSION_ARCH.deb), with the .desktop
+# file and icons; macOS and Windows recipes in packaging/README.md.
+$(PACKAGING): $(INSTALLED)
+	$(BIN)/python -m pip install -e '.[packaging]'
+	touch $@
+
+package: $(PACKAGING)
+	$(BIN)/pyinstaller --noconfirm --distpath dist --workpath build/pyinstaller packaging/docent.spec
+	$(BIN)/python packaging/linux_deb.py
+
+# The .deb and the folder started as a user starts them, under Xvfb (apt install xvfb): a first
+# and a warm `docent --smoke-test`, timed.
+package-test: package
+	$(BIN)/python -m tests.bundle.run
+
 clean:
-	rm -rf $(VENV) .cache .mypy_cache .ruff_cache .pytest_cache $(PEERS)/node_modules
+	rm -rf $(VENV) build dist .cache .mypy_cache .ruff_cache .pytest_cache $(PEERS)/node_modules

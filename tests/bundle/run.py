@@ -1,0 +1,123 @@
+"""`make package-test` (`python -m tests.bundle.run`): the built .deb and folder, started as a
+user would start them.
+
+1. The .deb: its metadata, and its files (app, command, .desktop file, icons) extracted.
+2. The extracted app under Xvfb in a fresh home, with a private GNOME keyring on a private D-Bus:
+   `docent --smoke-test` (index the sample PDF, answer with the bundled model, start the cloud
+   gateway) — the first run, which joins the bundled model into the models folder; keyring must
+   find the Secret Service through its entry points.
+3. The folder (dist/docent) once more, the model already joined: a warm start.
+Prints the sizes and how long each start took to show its window; exits non-zero on any failure.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tests.keychain import gnome_keyring
+
+DIST = REPO / "dist"
+SMOKE_LIMIT_S = 900  # the app stops itself after 600 s; this only catches a hung process
+DEB_FILES = (
+    "opt/docent/docent",
+    "usr/bin/docent",
+    "usr/share/applications/docent.desktop",
+    "usr/share/icons/hicolor/48x48/apps/docent.png",
+    "usr/share/icons/hicolor/scalable/apps/docent.svg",
+)
+
+
+class PackageTestFailed(Exception):
+    pass
+
+
+def _megabytes(path: Path) -> float:
+    files = [path] if path.is_file() else [p for p in path.rglob("*") if not p.is_symlink()]
+    return sum(p.stat().st_size for p in files if p.is_file()) / 1e6
+
+
+def smoke(command: Path, home: Path) -> tuple[float, str]:
+    """Run `command --smoke-test` under Xvfb; return the seconds until its window was shown,
+    and what it printed."""
+    environment = {**os.environ, "DOCENT_HOME": str(home)}
+    environment.pop("DOCENT_MODELS_DIR", None)  # the bundle's own models, joined in `home`
+    started = time.perf_counter()
+    shown: float | None = None
+    with subprocess.Popen(
+        ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", str(command), "--smoke-test"],
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    ) as process:
+        assert process.stdout is not None
+        output = []
+        for line in process.stdout:
+            print(f"    {line}", end="", flush=True)
+            output.append(line)
+            if line.startswith("window: shown") and shown is None:
+                shown = time.perf_counter() - started
+        status = process.wait(timeout=SMOKE_LIMIT_S)
+    if status != 0:
+        raise PackageTestFailed(f"{command} --smoke-test exited with {status}")
+    if shown is None:
+        raise PackageTestFailed(f"{command} --smoke-test never showed its window")
+    return shown, "".join(output)
+
+
+def main() -> int:
+    bundle = DIST / "docent"
+    debs = sorted(DIST.glob("docent_*.deb"))
+    if not (bundle / "docent").is_file() or not debs:
+        print("dist/docent or dist/docent_*.deb is missing: run `make package` first")
+        return 1
+    deb = debs[-1]
+    try:
+        with tempfile.TemporaryDirectory(prefix="docent-package-test-") as scratch:
+            folder = Path(scratch)
+            info = subprocess.run(
+                ["dpkg-deb", "--field", str(deb), "Package", "Version", "Depends"],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+            print(f"{deb.name}:\n{info}", end="")
+            subprocess.run(["dpkg-deb", "-x", str(deb), str(folder / "root")], check=True)
+            missing = [name for name in DEB_FILES if not (folder / "root" / name).exists()]
+            if missing:
+                raise PackageTestFailed(f"{deb.name} lacks {', '.join(missing)}")
+
+            print("first start of the installed package (joins the bundled model):")
+            with (
+                pytest.MonkeyPatch.context() as patch,
+                gnome_keyring(folder / "keychain", patch),
+            ):
+                # keyring must find the Secret Service through its entry points itself.
+                patch.delenv("PYTHON_KEYRING_BACKEND")
+                app = folder / "root" / "usr" / "bin" / "docent"
+                cold, output = smoke(app, folder / "home")
+            if "keychain: Keys are kept in the OS keychain" not in output:
+                raise PackageTestFailed("the packaged app did not find the Secret Service")
+            print("warm start of the folder (model already joined):")
+            warm, _ = smoke(bundle / "docent", folder / "home")
+    except (PackageTestFailed, subprocess.SubprocessError) as error:
+        print(f"package test failed: {error}")
+        return 1
+    print(
+        f"folder {_megabytes(bundle):.0f} MB, .deb {_megabytes(deb):.0f} MB; window shown "
+        f"{cold:.1f} s after a first start, {warm:.1f} s after a warm one"
+    )
+    print("package test passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
