@@ -37,6 +37,7 @@ from app.routing import Route
 from app.watch import FolderChanges, FolderWatch
 from ui.conversation import ConversationPanel
 from ui.documents_panel import DocumentsPanel
+from ui.first_run import FirstRunDialog
 from ui.model_manager import ModelManager
 from ui.page_preview import PagePreview
 from ui.session_panel import SessionPanel
@@ -102,6 +103,7 @@ class MainWindow(QMainWindow):
         self.previews: list[PagePreview] = []
         self.model_manager: ModelManager | None = None
         self.model_notice: QMessageBox | None = None
+        self.welcome: FirstRunDialog | None = None
         self.question = QuestionBox()
         self.question.submitted.connect(self.ask)
         self.stop_button = QPushButton("Stop")
@@ -205,9 +207,10 @@ class MainWindow(QMainWindow):
         self.cloud_state.setText(f"Cloud: {ready}/{len(health)} ready")
         self.cloud_state.setToolTip("\n".join(h.describe() for h in health))
 
-    async def start(self) -> None:
+    async def start(self, *, welcome: bool = True) -> None:
         """Check the chat model, show the library, restore the scope and connect the cloud
-        routes; on the very first run, index the guide."""
+        routes; on the very first run, index the guide and (unless `welcome` is False: a
+        script or a test that drives the window) show the first-run screen beside it."""
         self._tell_model_notice(await self.docent.check_chat_model())
         await self.docent.start_cloud(self._show_cloud_state)
         self._show_cloud_state()
@@ -217,8 +220,18 @@ class MainWindow(QMainWindow):
         if not self.state.first_run_done:
             self.state.first_run_done = True
             self.save_state()
+            if welcome:
+                self.show_welcome()
             guide = resources.files("resources").joinpath("sample/welcome-to-docent.md")
             self.add_paths([Path(str(guide))])
+
+    def show_welcome(self) -> FirstRunDialog:
+        self.welcome = FirstRunDialog(self.docent, self)
+        self.welcome.settings_requested.connect(
+            lambda: self.open_settings().tabs.setCurrentIndex(1)  # Cloud providers
+        )
+        self.welcome.show()  # not modal: the window works behind it
+        return self.welcome
 
     def save_state(self) -> None:
         self.state.set_geometry(bytes(self.saveGeometry().data()))

@@ -1,6 +1,6 @@
-"""`make screenshots`: the real app on the bundled samples, one English and one Chinese question,
-captured to PNG files for the README. Run it under Xvfb (or any display), with DOCENT_HOME
-pointing at an empty folder so the first run is a first run."""
+"""`make screenshots`: the real app on the bundled samples (its first-run screen, one English and
+one Chinese question, settings, models), captured to PNG files for the README. Run it under Xvfb
+(or any display), with DOCENT_HOME pointing at an empty folder so the first run is a first run."""
 
 from __future__ import annotations
 
@@ -36,6 +36,11 @@ async def _shoot(folder: Path) -> None:
         window.resize(1280, 800)
         window.show()
         await window.start()
+        if window.indexing is not None:
+            await window.indexing  # the guide: nothing may run while a grab processes events
+        if window.welcome is not None:  # a fresh home: the first run shows its screen
+            _save(window.welcome, folder, "00-first-run.png")
+            window.welcome.accept()
         sample = resources.files("resources").joinpath("sample")
         await window.add_paths([Path(str(sample.joinpath(name))) for name in SAMPLES])
         await window.ask(ENGLISH)
@@ -63,6 +68,10 @@ async def _shoot(folder: Path) -> None:
         dialog.resize(900, 560)
         _save(dialog, folder, "04-settings-cloud.png")
         dialog.reject()
+        models = window.open_models()
+        models.select("qwen2.5-7b-instruct")
+        _save(models, folder, "05-models.png")
+        models.close()
     finally:
         await window.shutdown()
         await docent.close()
