@@ -80,6 +80,7 @@ def main() -> int:
         print("dist/docent or dist/docent_*.deb is missing: run `make package` first")
         return 1
     deb = debs[-1]
+    passed = 0
     try:
         with tempfile.TemporaryDirectory(prefix="docent-package-test-") as scratch:
             folder = Path(scratch)
@@ -94,6 +95,7 @@ def main() -> int:
             missing = [name for name in DEB_FILES if not (folder / "root" / name).exists()]
             if missing:
                 raise PackageTestFailed(f"{deb.name} lacks {', '.join(missing)}")
+            passed += 1
 
             print("first start of the installed package (joins the bundled model):")
             with (
@@ -106,16 +108,19 @@ def main() -> int:
                 cold, output = smoke(app, folder / "home")
             if "keychain: Keys are kept in the OS keychain" not in output:
                 raise PackageTestFailed("the packaged app did not find the Secret Service")
+            passed += 1
             print("warm start of the folder (model already joined):")
             warm, _ = smoke(bundle / "docent", folder / "home")
+            passed += 1
     except (PackageTestFailed, subprocess.SubprocessError) as error:
         print(f"package test failed: {error}")
+        print(f"package: {passed} passed, 1 failed")  # CI reads this closing line
         return 1
     print(
         f"folder {_megabytes(bundle):.0f} MB, .deb {_megabytes(deb):.0f} MB; window shown "
         f"{cold:.1f} s after a first start, {warm:.1f} s after a warm one"
     )
-    print("package test passed")
+    print(f"package: {passed} passed, 0 failed")
     return 0
 
 
