@@ -39,7 +39,7 @@ test: lint peers
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 
 bench: setup
-	$(BIN)/docent bench core
+	$(BIN)/docent bench ingest && $(BIN)/docent bench retrieval
 
 # The official MCP conformance suite's client scenarios against Docent's client: a table.
 conformance: setup peers

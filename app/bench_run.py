@@ -5,50 +5,74 @@ from __future__ import annotations
 
 import json
 import platform
+from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from app.bench import Measure, bench_core, render
-from app.bench_inference import bench_inference, render_inference
-from app.bench_overhead import bench_overhead
-from app.bench_transport import bench_transport
+from app.bench import Measure, render
 from app.bootstrap import Docent
 from app.paths import Paths
 from app.settings import Settings
 
+# The gui suite needs Qt: the launcher runs it (ui.gui_bench), never the core.
+SUITES = ("inference", "overhead", "transport", "ingest", "retrieval")
+
 
 async def run_bench(suite: str, *, quick: bool, out: Path | None) -> int:
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
-    if suite in ("inference", "overhead"):
-        paths = Paths.from_environment()
-        paths.create()
-        docent = Docent(paths, Settings.load(paths.settings_file), embeddings=False)
-        try:
-            if suite == "inference":
-                payload: dict[str, Any] = await bench_inference(docent, quick=quick)
-                table = render_inference(payload)
-            else:
-                measures = await bench_overhead(docent, quick=quick)
-                payload = {"measures": [_measure_json(m) for m in measures]}
-                table = render(measures)
-        finally:
-            await docent.close()
-    elif suite == "transport":
-        measures = await bench_transport(quick=quick)
-        payload = {"measures": [_measure_json(m) for m in measures]}
-        table = render(measures)
-    else:
-        measures = await bench_core(quick)
-        table = render(measures)
-        payload = {"measures": [_measure_json(m) for m in measures]}
+    payload, table = await _run_suite(suite, quick)
     print(f"\n## docent bench {suite}{' --quick' if quick else ''} — {stamp}\n")
     print(f"{platform.processor() or platform.machine()}, {platform.python_version()}\n")
     print(table)
+    for note in payload.get("notes", ()):
+        print(f"\nNote: {note}")
     if out is not None:
-        _write_results(out, suite, quick, stamp, payload, table)
+        write_results(out, suite, quick, stamp, payload, table)
     return 0
+
+
+async def _run_suite(suite: str, quick: bool) -> tuple[dict[str, Any], str]:
+    if suite == "transport":
+        from app.bench_transport import bench_transport
+
+        return measures_payload(await bench_transport(quick=quick))
+    paths = Paths.from_environment()
+    paths.create()
+    docent = Docent(paths, Settings.load(paths.settings_file), embeddings=suite != "overhead")
+    try:
+        match suite:
+            case "inference":
+                from app.bench_inference import bench_inference, render_inference
+
+                payload = await bench_inference(docent, quick=quick)
+                return payload, render_inference(payload)
+            case "overhead":
+                from app.bench_overhead import bench_overhead
+
+                return measures_payload(await bench_overhead(docent, quick=quick))
+            case "ingest":
+                from app.bench_ingest import bench_ingest
+
+                return measures_payload(await bench_ingest(docent, quick=quick))
+            case "retrieval":
+                from app.bench_retrieval import bench_retrieval
+
+                results = await bench_retrieval(docent, quick=quick)
+                payload, table = measures_payload(results["measures"], results["notes"])
+                return payload | {"sizes": results["sizes"]}, table
+            case _:
+                raise ValueError(f"unknown bench suite {suite!r}")
+    finally:
+        await docent.close()
+
+
+def measures_payload(
+    measures: Sequence[Measure], notes: Sequence[str] = ()
+) -> tuple[dict[str, Any], str]:
+    payload = {"measures": [_measure_json(m) for m in measures], "notes": list(notes)}
+    return payload, render(measures)
 
 
 def _measure_json(m: Measure) -> dict[str, Any]:
@@ -59,7 +83,7 @@ def _measure_json(m: Measure) -> dict[str, Any]:
     }
 
 
-def _write_results(
+def write_results(
     out: Path, suite: str, quick: bool, stamp: str, results: dict[str, Any], table: str
 ) -> None:
     out.mkdir(parents=True, exist_ok=True)

@@ -134,10 +134,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="measure Docent against its baselines")
     bench.add_argument(
         "suite",
-        choices=["core", "inference", "overhead", "transport", "gui"],
+        choices=["inference", "overhead", "transport", "ingest", "retrieval", "gui"],
         help="inference: local and cloud TTFT, prefill, decode and concurrency; overhead: "
         "Docent's routes vs the model called directly; transport: MCP over stdio, SSE and "
-        "Streamable HTTP vs polling; gui: longest GUI-thread stall",
+        "Streamable HTTP vs polling; ingest: indexing and embedding vs the raw libraries; "
+        "retrieval: hybrid search latency and memory at 1k-100k chunks vs FTS5 and sqlite-vec; "
+        "gui: GUI-thread stalls and cold start",
     )
     bench.add_argument("--quick", action="store_true", help="a CI-sized run")
     bench.add_argument("--out", type=Path, default=None, help="write results.json here")

@@ -10,7 +10,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCharts import QChart, QChartView, QLineSeries, QValueAxis
+from PySide6.QtCharts import (
+    QBarCategoryAxis,
+    QBarSet,
+    QChart,
+    QChartView,
+    QHorizontalBarSeries,
+    QLineSeries,
+    QLogValueAxis,
+    QValueAxis,
+)
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QApplication
@@ -20,13 +29,23 @@ from ui.theme import route_colour
 Series = tuple[str, str, Sequence[tuple[float, float]]]  # name, route, points
 
 
+def _save(chart: QChart, path: Path, height: int = 480) -> Path:
+    view = QChartView(chart)
+    view.setRenderHint(QPainter.RenderHint.Antialiasing)
+    view.resize(820, height)
+    if not view.grab().save(str(path)):
+        raise OSError(f"could not write {path}")
+    return path
+
+
 def line_chart(
-    title: str, x_title: str, y_title: str, series: Sequence[Series], path: Path
-) -> Path:
+    title: str, x_title: str, y_title: str, series: Sequence[Series], *, log_x: bool = False
+) -> QChart:
     chart = QChart()
     chart.setTitle(title)
     chart.legend().setAlignment(Qt.AlignmentFlag.AlignBottom)
-    x_axis, y_axis = QValueAxis(), QValueAxis()
+    x_axis: QValueAxis | QLogValueAxis = QLogValueAxis() if log_x else QValueAxis()
+    y_axis = QValueAxis()
     x_axis.setTitleText(x_title)
     y_axis.setTitleText(y_title)
     chart.addAxis(x_axis, Qt.AlignmentFlag.AlignBottom)
@@ -48,17 +67,49 @@ def line_chart(
         chart.addSeries(line)
         line.attachAxis(x_axis)
         line.attachAxis(y_axis)
-    x_axis.setRange(0, max(xs, default=1) * 1.08)
+    if isinstance(x_axis, QLogValueAxis):
+        x_axis.setRange(min(xs, default=1) / 2, max(xs, default=10) * 2)
+    else:
+        x_axis.setRange(0, max(xs, default=1) * 1.08)
+        x_axis.applyNiceNumbers()
     y_axis.setRange(0, max(ys, default=1) * 1.15)
-    for axis in (x_axis, y_axis):
-        axis.applyNiceNumbers()
+    y_axis.applyNiceNumbers()
     x_axis.setLabelFormat("%d")
-    view = QChartView(chart)
-    view.setRenderHint(QPainter.RenderHint.Antialiasing)
-    view.resize(820, 480)
-    if not view.grab().save(str(path)):
-        raise OSError(f"could not write {path}")
-    return path
+    return chart
+
+
+def ratio_chart(title: str, measures: Sequence[dict[str, Any]], path: Path) -> Path | None:
+    """Docent ÷ baseline for every ratio measure of a suite, one bar each (1.0 = as fast)."""
+    compared = [
+        m for m in measures if m["compare"] == "ratio" and isinstance(m["comparison"], float)
+    ]
+    if not compared:
+        return None
+    bars = QBarSet("Docent ÷ baseline")
+    bars.setColor(route_colour("local"))
+    names = []
+    for m in reversed(compared):  # a horizontal chart lists its categories bottom-up
+        bars.append(m["comparison"])
+        names.append(f"{m['name'].strip()} ({m['unit']})")
+    series = QHorizontalBarSeries()
+    series.append(bars)
+    series.setLabelsVisible(True)
+    series.setLabelsFormat("@valuex")
+    chart = QChart()
+    chart.setTitle(title)
+    chart.addSeries(series)
+    categories = QBarCategoryAxis()
+    categories.append(names)
+    values = QValueAxis()
+    values.setRange(0, max(m["comparison"] for m in compared) * 1.15)
+    values.applyNiceNumbers()
+    values.setTitleText("ratio to the baseline measured in the same run")
+    chart.addAxis(categories, Qt.AlignmentFlag.AlignLeft)
+    chart.addAxis(values, Qt.AlignmentFlag.AlignBottom)
+    series.attachAxis(categories)
+    series.attachAxis(values)
+    chart.legend().hide()
+    return _save(chart, path, height=120 + 36 * len(compared))
 
 
 def _curves(routes: Sequence[dict[str, Any]], table: str, x: str, y: str) -> list[Series]:
@@ -69,34 +120,86 @@ def _curves(routes: Sequence[dict[str, Any]], table: str, x: str, y: str) -> lis
     ]
 
 
-def inference_plots(results: dict[str, Any], out: Path) -> list[Path]:
+def inference_charts(results: dict[str, Any]) -> list[tuple[str, QChart]]:
+    """(file stem, chart) for each plot of the inference suite; the Benchmark window shows
+    the same charts."""
     routes = results["routes"]
     return [
-        line_chart(
-            "Time to first token by prompt length",
-            "prompt tokens",
-            "TTFT (s)",
-            _curves(routes, "lengths", "prompt_tokens", "ttft_median_s"),
-            out / "inference-ttft-by-length.png",
+        (
+            "ttft-by-length",
+            line_chart(
+                "Time to first token by prompt length",
+                "prompt tokens",
+                "TTFT (s)",
+                _curves(routes, "lengths", "prompt_tokens", "ttft_median_s"),
+            ),
         ),
-        line_chart(
-            "Time to first token with concurrent requests (median per request)",
-            "concurrent requests",
-            "TTFT (s)",
-            _curves(routes, "concurrency", "requests", "ttft_median_s"),
-            out / "inference-ttft-by-concurrency.png",
+        (
+            "ttft-by-concurrency",
+            line_chart(
+                "Time to first token with concurrent requests (median per request)",
+                "concurrent requests",
+                "TTFT (s)",
+                _curves(routes, "concurrency", "requests", "ttft_median_s"),
+            ),
         ),
-        line_chart(
-            "Aggregate throughput with concurrent requests",
-            "concurrent requests",
-            "tokens/s (all requests)",
-            _curves(routes, "concurrency", "requests", "aggregate_tok_s"),
-            out / "inference-throughput-by-concurrency.png",
+        (
+            "throughput-by-concurrency",
+            line_chart(
+                "Aggregate throughput with concurrent requests",
+                "concurrent requests",
+                "tokens/s (all requests)",
+                _curves(routes, "concurrency", "requests", "aggregate_tok_s"),
+            ),
         ),
     ]
 
 
-PLOTTERS = {"inference": inference_plots}
+def inference_plots(results: dict[str, Any], out: Path) -> list[Path]:
+    return [
+        _save(chart, out / f"inference-{stem}.png") for stem, chart in inference_charts(results)
+    ]
+
+
+def retrieval_plots(results: dict[str, Any], out: Path) -> list[Path]:
+    rows = results["sizes"]
+    curves: list[Series] = [
+        (label, route, [(row["chunks"], row[key]) for row in rows if key in row])
+        for label, route, key in (
+            ("Docent hybrid (embed + FTS5 + vectors)", "local", "hybrid_p95_ms"),
+            ("Docent vector k-NN", "cache", "vector_p95_ms"),
+            ("plain FTS5 BM25", "fallback", "fts5_p95_ms"),
+            ("sqlite-vec vec0 k-NN", "cloud", "sqlite_vec_p95_ms"),
+        )
+    ]
+    chart = line_chart(
+        "Search latency (p95) by library size",
+        "chunks",
+        "p95 latency (ms)",
+        [curve for curve in curves if curve[2]],
+        log_x=True,
+    )
+    return [_save(chart, out / "retrieval-latency-by-size.png"), *_ratios(results, out)]
+
+
+def _ratios(results: dict[str, Any], out: Path) -> list[Path]:
+    suite = results["suite"]
+    plot = ratio_chart(
+        f"docent bench {suite}: Docent against its baselines",
+        results["measures"],
+        out / f"{suite}-ratios.png",
+    )
+    return [plot] if plot else []
+
+
+PLOTTERS = {
+    "inference": inference_plots,
+    "retrieval": retrieval_plots,
+    "ingest": _ratios,
+    "overhead": _ratios,
+    "transport": _ratios,
+    "gui": _ratios,
+}
 
 
 def draw(results_file: Path) -> list[Path]:

@@ -30,12 +30,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run(arguments[1:])
     if arguments[:2] == ["bench", "gui"]:
-        from ui.stall_bench import main as bench_gui
+        from ui.gui_bench import main as bench_gui
 
-        return bench_gui(arguments[2:])
-    from app.cli import main as cli_main
+        status = bench_gui(arguments[2:])
+    else:
+        from app.cli import main as cli_main
 
-    status = cli_main(arguments)
+        status = cli_main(arguments)
     if status == 0 and arguments[:1] == ["bench"] and "--out" in arguments:
         # The core writes the numbers; plots need Qt, which only ui/ may load.
         from ui.bench_plots import draw

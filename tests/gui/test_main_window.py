@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Iterator
@@ -19,8 +20,8 @@ from app.paths import Paths
 from app.routing import NO_CLOUD
 from tests.documents import write_encrypted_pdf, write_pdf
 from tests.peers.everything import everything_stdio
+from ui.gui_bench import measure
 from ui.main_window import MainWindow
-from ui.stall_bench import measure
 
 
 @pytest.fixture
@@ -250,3 +251,47 @@ def test_the_status_bar_shows_cloud_health_live(
     loop.run_until_complete(window.shutdown())
     loop.run_until_complete(docent.close())
     window.deleteLater()
+
+
+def test_benchmark_window_measures_the_local_model_with_progress_and_plots(
+    window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    bench = window.open_benchmark()
+    assert bench.quick.isChecked()
+    done: list[int] = []
+    bench.progress.valueChanged.connect(done.append)
+    outcomes: list[bool] = []
+    bench.finished_run.connect(outcomes.append)
+    loop.run_until_complete(bench.start())
+    assert outcomes == [True]
+    # Quick plan, local route only: a warm-up, 1 + 2 concurrent requests, 2 prompt lengths.
+    assert [value for value in done if value] == sorted(value for value in done if value)
+    assert max(done) == 6
+    assert bench.step.text() == "Done."
+    assert bench.results is not None
+    assert [route["route"] for route in bench.results["routes"]] == ["local"]
+    assert "|prompt tokens|TTFT (median)|" in bench.tables.toMarkdown()  # a table, as Qt writes it
+    tabs = [bench.plots.tabText(i) for i in range(bench.plots.count())]
+    assert tabs == ["Tables", "TTFT by length", "TTFT by concurrency", "throughput by concurrency"]
+
+
+def test_stopping_a_benchmark_ends_it_and_frees_the_model(
+    window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    bench = window.open_benchmark()
+    started = loop.create_future()
+    bench.progress.valueChanged.connect(
+        lambda value: value >= 1 and not started.done() and started.set_result(value)
+    )
+
+    async def stop_mid_run() -> asyncio.Task[None]:
+        running = bench.start()
+        await started  # the warm-up request is done: mid-run
+        bench.stop()
+        await asyncio.gather(running, return_exceptions=True)
+        return running
+
+    assert loop.run_until_complete(stop_mid_run()).cancelled()
+    assert bench.step.text() == "Stopped."
+    assert bench.run_button.isEnabled()
+    assert not bench.stop_button.isEnabled()

