@@ -6,16 +6,17 @@ No module-level singletons: the CLI, the GUI, the MCP server and the tests each 
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.answer_cache import AnswerCache
 from app.answering import Answerer
 from app.catalog import Catalog, ModelError, Progress, ensure_model
-from app.cloud.client import Health
+from app.cloud.health import Health
 from app.cloud.pricing import PriceTable
-from app.cloud.routes import CloudRoutes
 from app.documents.render import RenderedPage, render_page
 from app.embeddings import E5Embedder, Embedder
 from app.index import Library
@@ -27,6 +28,9 @@ from app.routing import AutoPolicy, CloudModel
 from app.secrets import SecretStore
 from app.settings import LocalModelSettings, Settings
 from app.workers import SerialWorker
+
+if TYPE_CHECKING:
+    from app.cloud.routes import CloudRoutes
 
 
 class Docent:
@@ -42,7 +46,7 @@ class Docent:
         self.paths = paths
         self.settings = settings
         self.catalog = catalog or Catalog.load()
-        self.library = Library(paths.database, self._embedder_factory() if embeddings else None)
+        self.library = Library(paths.database, self.embedder_factory() if embeddings else None)
         self.ingestor = Ingestor(self.library)
         self._engine: LocalEngine | None = None
         self._answerer: Answerer | None = None
@@ -60,7 +64,7 @@ class Docent:
         paths.create()
         return cls(paths, Settings.load(paths.settings_file), embeddings=embeddings)
 
-    def _embedder_factory(self) -> Callable[[], Embedder]:
+    def embedder_factory(self) -> Callable[[], Embedder]:
         model = self.catalog.get(self.settings.embedding_model)
         models_dir = self.paths.models_dir
         return lambda: E5Embedder(model.name, ensure_model(model, models_dir))
@@ -96,7 +100,10 @@ class Docent:
         ):
             return
         prices = await asyncio.to_thread(PriceTable.load, self.paths.config_dir)
-        self.cloud = await CloudRoutes.open(
+        # Imported here, off the GUI thread: the MCP SDK is a large share of start-up, and a
+        # user without cloud routes never needs it.
+        routes = await asyncio.to_thread(importlib.import_module, "app.cloud.routes")
+        self.cloud = await routes.CloudRoutes.open(
             self.settings.cloud, await self.secret_store(), prices, self._health_listener
         )
 

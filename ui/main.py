@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from typing import Any
 
 import qasync
@@ -15,18 +16,28 @@ from ui.garbage import GuiThreadGarbageCollector
 from ui.main_window import MainWindow
 
 
+@contextlib.asynccontextmanager
+async def open_window(docent: Docent) -> AsyncIterator[MainWindow]:
+    """The main window, shown and started (library listed, cloud routes connecting); closed,
+    with its background work, on the way out."""
+    window = MainWindow(docent)
+    try:
+        window.show()
+        await window.start()
+        yield window
+    finally:
+        await window.shutdown()
+
+
 async def _main(app: QApplication) -> int:
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
     docent = Docent.from_environment()
     await docent.open()
-    window = MainWindow(docent)
     try:
-        window.show()
-        await window.start()
-        await closed.wait()
+        async with open_window(docent):
+            await closed.wait()
     finally:
-        await window.shutdown()
         await docent.close()
     return 0
 

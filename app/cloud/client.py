@@ -13,7 +13,6 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from enum import StrEnum
 from importlib.metadata import version
 from typing import Any
 
@@ -34,6 +33,7 @@ from mcp.types import (
 )
 
 from app.cjk import estimate_tokens
+from app.cloud.health import Health, HealthListener, HealthState
 from app.llm.engine import (
     CancelToken,
     EngineError,
@@ -48,26 +48,6 @@ from app.settings import McpServerSettings
 BACKOFF_S = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
 # How servers see us (the SDK would say "mcp 0.1.0").
 CLIENT_INFO = Implementation(name="docent", title="Docent", version=version("docent"))
-
-
-class HealthState(StrEnum):
-    CONNECTING = "connecting"
-    READY = "ready"
-    FAILED = "failed"
-    CLOSED = "closed"
-
-
-@dataclass(frozen=True, slots=True)
-class Health:
-    server: str
-    state: HealthState
-    detail: str = ""
-
-    def describe(self) -> str:
-        return f"{self.server}: {self.state}" + (f" ({self.detail})" if self.detail else "")
-
-
-HealthListener = Callable[[Health], None]
 
 
 async def refuse_sampling(

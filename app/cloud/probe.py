@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import httpx
 
-from app.cloud.client import HealthState, McpConnection
+from app.cloud.client import McpConnection
+from app.cloud.health import HealthState
 from app.llm.engine import EngineError
 from app.settings import McpServerSettings, ProviderSettings
 

@@ -8,8 +8,9 @@ import asyncio
 import sys
 from collections.abc import Callable, Sequence
 
-from app.cloud.client import Health, HealthState, McpChatEngine, McpConnection
+from app.cloud.client import McpChatEngine, McpConnection
 from app.cloud.gateway import Provider, providers_environment
+from app.cloud.health import Health, HealthState
 from app.cloud.oauth import KeychainTokenStorage, LoopbackCallback, oauth_provider
 from app.cloud.pricing import PriceTable
 from app.llm.engine import ChatEngine, EngineError

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from mcp.types import CreateMessageRequestParams, CreateMessageResult, TextContent
 
-from app.cloud.client import Health, McpChatEngine, McpConnection
+from app.cloud.client import McpChatEngine, McpConnection
 from app.cloud.gateway import Provider, providers_environment
+from app.cloud.health import Health
 from app.cloud.pricing import Price, PriceTable
 from app.llm.engine import CancelToken, GenerationDone, GenerationRequest, Message, TokenGenerated
 from app.settings import McpServerSettings
