@@ -25,7 +25,7 @@ from app.errors import DocentError
 from app.paths import Paths
 from app.processes import free_loopback_port
 from app.settings import Settings
-from ui.main_window import MainWindow
+from ui.main import open_window
 
 SAMPLE = "northwind-retention-policy.pdf"
 QUESTION = "How long are customer invoices kept?"
@@ -38,10 +38,7 @@ class SmokeTestFailed(DocentError):
 
 
 async def _index_and_ask(docent: Docent) -> None:
-    window = MainWindow(docent)
-    try:
-        window.show()
-        await window.start()
+    async with open_window(docent) as window:
         print("window: shown", flush=True)  # `make package-test` times the start by this line
         sample = Path(str(resources.files("resources").joinpath(f"sample/{SAMPLE}")))
         await window.add_paths([sample])
@@ -64,9 +61,6 @@ async def _index_and_ask(docent: Docent) -> None:
         if SAMPLE not in {source.document for source in conversation.cited_sources()}:
             raise SmokeTestFailed(f"the answer cites nothing from {SAMPLE}: {exchange}")
         print(exchange.strip())
-    finally:
-        await window.shutdown()
-        window.close()
 
 
 async def _gateway() -> None:
@@ -95,8 +89,7 @@ async def _smoke(home: Path) -> None:
         await docent.close()
 
 
-async def session(app: QApplication) -> int:
-    app.setQuitOnLastWindowClosed(False)  # the window closes before the gateway check
+async def session(_app: QApplication) -> int:
     try:
         with tempfile.TemporaryDirectory(prefix="docent-smoke-") as home:
             await asyncio.wait_for(_smoke(Path(home)), TIME_LIMIT_S)
