@@ -6,9 +6,11 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from importlib import resources
 from typing import Any
 
 import qasync
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from app.bootstrap import Docent
@@ -49,6 +51,9 @@ def run(
     """Run `session` (the app; or the smoke test) on the Qt event loop until it returns."""
     app = QApplication(sys.argv[:1] + list(arguments))
     app.setApplicationName("Docent")
+    # The dock and task bar match the window to the installed docent.desktop (Wayland needs it).
+    app.setDesktopFileName("docent")
+    app.setWindowIcon(QIcon(str(resources.files("resources").joinpath("docent.svg"))))
     collector = GuiThreadGarbageCollector(app)
     collector.start()
     try:
