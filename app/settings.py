@@ -177,6 +177,20 @@ class CloudSettings(_Section):
         return self
 
 
+DEFAULT_MCP_PORT = 8765
+
+
+class ServeMcpSettings(_Section):
+    """Docent's own MCP server (`docent serve-mcp`), run in the background of the desktop app."""
+
+    enabled: bool = Field(
+        False,
+        description="While the app runs, serve the library to other MCP clients over "
+        "Streamable HTTP on 127.0.0.1.",
+    )
+    port: int = Field(DEFAULT_MCP_PORT, ge=1024, le=65535, description="The port on 127.0.0.1.")
+
+
 class LibrarySettings(_Section):
     watched_folders: list[str] = Field(
         default_factory=list,
@@ -210,6 +224,7 @@ class Settings(_Section):
     cloud: CloudSettings = Field(default_factory=CloudSettings)
     secrets: SecretSettings = Field(default_factory=SecretSettings)
     library: LibrarySettings = Field(default_factory=LibrarySettings)
+    serve_mcp: ServeMcpSettings = Field(default_factory=ServeMcpSettings)
     embedding_model: str = Field(
         "multilingual-e5-small", description="Embedding model name from the catalog."
     )

@@ -37,6 +37,7 @@ from app.routing import Route
 from app.watch import FolderChanges, FolderWatch
 from ui.conversation import ConversationPanel
 from ui.documents_panel import DocumentsPanel
+from ui.mcp_serving import McpServing
 from ui.first_run import FirstRunDialog
 from ui.model_manager import ModelManager
 from ui.page_preview import PagePreview
@@ -141,6 +142,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.library_state)
         self.statusBar().addPermanentWidget(self.model_state)
         self.statusBar().addPermanentWidget(self.cloud_state)
+        self.serving = McpServing(docent)
+        self.statusBar().addPermanentWidget(self.serving.label)
         self._show_model_state()
         self._show_cloud_state()
 
@@ -176,6 +179,7 @@ class MainWindow(QMainWindow):
             await preview.close_async()
         if self.model_manager is not None:
             await self.model_manager.close_async()
+        await self.serving.stop()
         for task in list(self._tasks):
             task.cancel()
         await self.wait_for_tasks()
@@ -214,6 +218,7 @@ class MainWindow(QMainWindow):
         self._tell_model_notice(await self.docent.check_chat_model())
         await self.docent.start_cloud(self._show_cloud_state)
         self._show_cloud_state()
+        await self.serving.apply()
         await self.refresh()
         self.documents.tick(self.state.scope)
         self.watch_folders()
@@ -366,6 +371,7 @@ class MainWindow(QMainWindow):
         dialog.applied.connect(lambda: self.statusBar().showMessage("Settings applied.", 5000))
         dialog.applied.connect(self._show_model_state)
         dialog.applied.connect(self._show_cloud_state)
+        dialog.applied.connect(lambda: self._spawn(self.serving.apply()))
         dialog.applied.connect(self.watch_folders)
         dialog.models_requested.connect(
             lambda: self.open_models().switched.connect(

@@ -34,6 +34,7 @@ from app.cloud.probe import probe_provider, probe_server
 from app.secrets import SecretStore, SecretStoreError, provider_key, server_key
 from app.settings import McpServerSettings, ProviderSettings, RoutingSettings, Settings
 from ui.cloud_settings import PROVIDER_FIELDS, SERVER_FIELDS, Entry, EntryList
+from ui.mcp_serving import ServingPage
 from ui.theme import error_style
 from ui.watched_folders import WatchedFoldersPage
 
@@ -90,6 +91,8 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self.providers, "Cloud providers")
         self.tabs.addTab(self.servers, "MCP servers")
         self.tabs.addTab(self._routing_page(docent.settings.routing), "Routing && privacy")
+        self.serving = ServingPage(docent.settings.serve_mcp)
+        self.tabs.addTab(self.serving, "Serve over MCP")
         self.library = WatchedFoldersPage(
             docent.settings.library.watched_folders, self._error_label("library")
         )
@@ -254,6 +257,7 @@ class SettingsDialog(QDialog):
             },
         }
         raw["secrets"] = {"plaintext_file_consent": self.consent.isChecked()}
+        raw["serve_mcp"] = self.serving.values()
         raw["library"] = {"watched_folders": self.library.values()}
         return raw
 

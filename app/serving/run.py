@@ -8,16 +8,16 @@ import sys
 from typing import Literal
 
 from app.bootstrap import Docent
+from app.serving.config import client_config
 from app.serving.http import (
-    DEFAULT_PORT,
     HttpService,
     ServingError,
     StaticBearer,
     bearer_token,
-    client_config,
     is_loopback,
 )
 from app.serving.tools import build_server
+from app.settings import DEFAULT_MCP_PORT
 
 Transport = Literal["stdio", "streamable-http"]
 
@@ -28,7 +28,8 @@ def serve_mcp(transport: Transport, host: str | None, port: int | None, new_toke
     host = host or "127.0.0.1"
     if new_token and is_loopback(host):
         raise ServingError("--new-token applies to a bind other than 127.0.0.1 (no token there)")
-    return asyncio.run(_serve(transport, host, DEFAULT_PORT if port is None else port, new_token))
+    port = DEFAULT_MCP_PORT if port is None else port
+    return asyncio.run(_serve(transport, host, port, new_token))
 
 
 async def _serve(transport: Transport, host: str, port: int, new_token: bool) -> int:

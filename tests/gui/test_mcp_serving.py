@@ -1,0 +1,134 @@
+"""The desktop app serves its library to other MCP clients in the background (the settings
+switch), on its own loop, says so in the status bar, and shows the configuration to paste."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from collections.abc import Iterator
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+import qasync
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from PySide6.QtWidgets import QApplication
+
+from app.bootstrap import Docent
+from app.paths import Paths
+from app.processes import free_loopback_port
+from ui.main_window import MainWindow
+from ui.settings_dialog import SettingsDialog
+
+
+@pytest.fixture
+def port() -> int:
+    return free_loopback_port()
+
+
+@pytest.fixture
+def window(
+    qapp: QApplication, loop: qasync.QEventLoop, isolated_paths: Paths, port: int
+) -> Iterator[MainWindow]:
+    """A first start with the switch already on (saved by an earlier run)."""
+    settings = {"serve_mcp": {"enabled": True, "port": port}}
+    isolated_paths.settings_file.write_text(json.dumps(settings), "utf-8")
+    docent = Docent.from_environment(embeddings=False)
+    loop.run_until_complete(docent.open())
+    main_window = MainWindow(docent)
+    main_window.show()
+    yield main_window
+    loop.run_until_complete(main_window.shutdown())
+    loop.run_until_complete(docent.close())
+    main_window.close()
+    main_window.deleteLater()
+
+
+async def call(url: str, tool: str, arguments: dict[str, Any]) -> Any:
+    """A tool call from another MCP client (the Python SDK's), served by the window's loop."""
+    async with AsyncExitStack() as stack:
+        http = await stack.enter_async_context(httpx2.AsyncClient(timeout=30))
+        client = await stack.enter_async_context(
+            Client(streamable_http_client(url, http_client=http))
+        )
+        result = await client.call_tool(tool, arguments)
+        assert not result.is_error, result.content
+        return result.structured_content
+
+
+def switch(window: MainWindow, loop: qasync.QEventLoop, *, on: bool, port: int) -> SettingsDialog:
+    dialog = window.open_settings()
+    dialog.serving.enabled.setChecked(on)
+    dialog.serving.port.setValue(port)
+
+    async def submit() -> None:
+        # One coroutine: qasync drops callbacks still pending when run_until_complete returns,
+        # so the task that (re)starts or stops the server is awaited within the same run.
+        assert await dialog.submit() is True
+        await window.wait_for_tasks()
+
+    loop.run_until_complete(submit())
+    return dialog
+
+
+def test_the_app_serves_its_library_until_switched_off(
+    window: MainWindow, loop: qasync.QEventLoop, port: int
+) -> None:
+    url = f"http://127.0.0.1:{port}/mcp"
+
+    async def first_start() -> None:
+        await window.start()
+        await window.wait_for_tasks()  # the first run indexes the guide
+
+    loop.run_until_complete(first_start())
+    assert window.serving.url == url
+    assert window.serving.label.text() == "MCP server: on"
+    assert url in window.serving.label.toolTip()
+
+    listed = loop.run_until_complete(call(url, "list_documents", {}))
+    assert [d["name"] for d in listed["documents"]] == ["welcome-to-docent.md"]
+    found = loop.run_until_complete(call(url, "search_documents", {"query": "cite pages"}))
+    assert found["passages"][0]["document"] == "welcome-to-docent.md"
+
+    moved = free_loopback_port()
+    dialog = switch(window, loop, on=True, port=moved)
+    assert window.serving.url == f"http://127.0.0.1:{moved}/mcp"
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(url, timeout=5)  # the old port is free again
+    snippet = json.loads(dialog.serving.http_snippet.toPlainText())
+    assert snippet == {
+        "mcpServers": {"docent": {"type": "http", "url": f"http://127.0.0.1:{moved}/mcp"}}
+    }
+    stdio = json.loads(dialog.serving.stdio_snippet.toPlainText())["mcpServers"]["docent"]
+    assert stdio["args"][-1] == "serve-mcp"
+    assert Path(stdio["command"]).is_file()
+    assert stdio["env"]["DOCENT_HOME"] == os.environ["DOCENT_HOME"]  # the same library
+    dialog.serving.copy(dialog.serving.stdio_snippet)
+    assert QApplication.clipboard().text() == dialog.serving.stdio_snippet.toPlainText()
+
+    switch(window, loop, on=False, port=moved)
+    assert window.serving.url is None
+    assert window.serving.label.text() == ""
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"http://127.0.0.1:{moved}/mcp", timeout=5)
+    assert json.loads(window.docent.paths.settings_file.read_text())["serve_mcp"] == {
+        "enabled": False,
+        "port": moved,
+    }
+
+
+def test_a_port_in_use_is_reported_not_fatal(
+    window: MainWindow, loop: qasync.QEventLoop, port: int
+) -> None:
+    with socket.create_server(("127.0.0.1", port)):  # another program holds the port
+        loop.run_until_complete(window.serving.apply())
+        assert window.serving.url is None
+        assert window.serving.label.text() == "MCP server: failed"
+        assert window.serving.label.toolTip().startswith(f"cannot serve on 127.0.0.1:{port}: ")
+    loop.run_until_complete(window.serving.apply())  # the switch is still on: it retries
+    assert window.serving.url == f"http://127.0.0.1:{port}/mcp"

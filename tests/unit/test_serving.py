@@ -1,0 +1,93 @@
+"""Serving rules without a server: which binds need a token, how the token is kept and checked,
+what a client's configuration looks like, and which command lines are refused."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from app.secrets import PlaintextFileKeyring, SecretStore
+from app.serving.config import client_config
+from app.serving.http import (
+    TOKEN_KEY,
+    ServingError,
+    StaticBearer,
+    bearer_token,
+    is_loopback,
+)
+from app.serving.run import serve_mcp
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.0.0.2", True),
+        ("::1", True),
+        ("localhost", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.168.1.20", False),
+        ("docent.example", False),  # a name may resolve to anything
+    ],
+)
+def test_only_loopback_binds_go_without_a_token(host: str, loopback: bool) -> None:
+    assert is_loopback(host) is loopback
+
+
+def test_the_token_is_made_once_kept_in_the_store_and_renewed_on_demand(tmp_path: Path) -> None:
+    store = SecretStore(PlaintextFileKeyring(tmp_path / "keys.json"), tmp_path / "keys.json")
+    token, made = bearer_token(store)
+    assert made
+    assert len(token) >= 40
+    assert store.get(TOKEN_KEY) == token
+    assert bearer_token(store) == (token, False)  # shown once: the second time it is not new
+    renewed, made = bearer_token(store, renew=True)
+    assert made
+    assert renewed != token
+    assert store.get(TOKEN_KEY) == renewed
+
+
+def test_without_a_keychain_no_token_is_made(tmp_path: Path) -> None:
+    with pytest.raises(ServingError, match="needs a bearer token kept in the keychain"):
+        bearer_token(SecretStore(None, tmp_path / "keys.json"))
+
+
+def test_the_verifier_accepts_exactly_its_token() -> None:
+    verifier = StaticBearer("s3cret-token-0123456789")
+    accepted = asyncio.run(verifier.verify_token("s3cret-token-0123456789"))
+    assert accepted is not None
+    assert accepted.client_id == "docent-bearer"
+    assert asyncio.run(verifier.verify_token("s3cret-token-012345678")) is None
+    assert "s3cret" not in repr(verifier)
+
+
+def test_client_configurations_for_http_and_stdio(monkeypatch: pytest.MonkeyPatch) -> None:
+    http = json.loads(client_config("http://127.0.0.1:8765/mcp"))
+    assert http == {"mcpServers": {"docent": {"type": "http", "url": "http://127.0.0.1:8765/mcp"}}}
+    with_token = json.loads(client_config("http://HOST:9000/mcp", "abc"))
+    assert with_token["mcpServers"]["docent"]["headers"] == {"Authorization": "Bearer abc"}
+    monkeypatch.setenv("DOCENT_HOME", "/srv/docent")
+    stdio = json.loads(client_config())["mcpServers"]["docent"]
+    assert stdio["args"][-1] == "serve-mcp"
+    assert stdio["env"]["DOCENT_HOME"] == "/srv/docent"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error"),
+    [
+        (("stdio", "0.0.0.0", None, False), "apply to --transport streamable-http"),
+        (("stdio", None, 9000, False), "apply to --transport streamable-http"),
+        (("streamable-http", None, None, True), "--new-token applies to a bind other than"),
+        (("streamable-http", "127.0.0.1", 9000, True), "--new-token applies to a bind other"),
+    ],
+)
+def test_contradictory_command_lines_are_refused(
+    arguments: tuple[str, str | None, int | None, bool], error: str
+) -> None:
+    transport, host, port, new_token = arguments
+    with pytest.raises(ServingError, match=error):
+        serve_mcp(transport, host, port, new_token)  # type: ignore[arg-type]

@@ -1,0 +1,162 @@
+"""Docent as an MCP server from the desktop app: run in the background on the app's own loop
+(Streamable HTTP on 127.0.0.1, the settings switch), its state in the status bar, and the
+configuration a user pastes into another MCP client."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.bootstrap import Docent
+from app.serving.config import client_config
+from app.settings import ServeMcpSettings
+
+if TYPE_CHECKING:
+    from app.serving.http import HttpService
+
+HOST = "127.0.0.1"  # the app never serves beyond this machine: that needs `docent serve-mcp`
+
+
+def local_url(port: int) -> str:
+    return f"http://{HOST}:{port}/mcp"
+
+
+class McpServing(QObject):
+    """Starts, restarts and stops the server as the settings say; the same `Docent` answers the
+    window and the MCP clients, so both see one library and share one model.
+
+    Signals: changed() — the server started, stopped or failed to start (see `label`).
+    """
+
+    changed = Signal()
+
+    def __init__(self, docent: Docent) -> None:
+        super().__init__()
+        self.docent = docent
+        self.service: HttpService | None = None
+        self.error = ""
+        self.label = QLabel()
+        self._applying = asyncio.Lock()  # one start or stop at a time
+        self._show()
+
+    @property
+    def url(self) -> str | None:
+        return self.service.url if self.service is not None else None
+
+    async def apply(self) -> None:
+        """Match the current settings: start, move to a new port, or stop."""
+        wanted = self.docent.settings.serve_mcp
+        async with self._applying:
+            if self.service is not None and wanted.enabled and self.service.port == wanted.port:
+                return
+            await self._stop()
+            self.error = ""
+            if wanted.enabled:
+                # The MCP SDK and uvicorn load on first use, off the GUI thread.
+                http = await asyncio.to_thread(importlib.import_module, "app.serving.http")
+                tools = await asyncio.to_thread(importlib.import_module, "app.serving.tools")
+                service = http.HttpService(tools.build_server(self.docent), HOST, wanted.port)
+                try:
+                    await service.start()
+                except http.ServingError as error:
+                    self.error = str(error)
+                else:
+                    self.service = service
+            self._show()
+
+    async def stop(self) -> None:
+        async with self._applying:
+            await self._stop()
+            self._show()
+
+    async def _stop(self) -> None:
+        if self.service is not None:
+            service, self.service = self.service, None
+            await service.stop()
+
+    def _show(self) -> None:
+        if self.service is not None:
+            self.label.setText("MCP server: on")
+            self.label.setToolTip(
+                f"Other MCP clients can use this library at {self.service.url}\n"
+                "Settings → MCP server shows the configuration to paste into them."
+            )
+        elif self.error:
+            self.label.setText("MCP server: failed")
+            self.label.setToolTip(self.error)
+        else:
+            self.label.setText("")
+            self.label.setToolTip("")
+        self.changed.emit()
+
+
+class ServingPage(QWidget):
+    """The settings tab: the switch, the port, and the configuration snippets to copy."""
+
+    def __init__(self, settings: ServeMcpSettings) -> None:
+        super().__init__()
+        self.enabled = QCheckBox(
+            "Serve this library to other MCP clients while Docent runs (on this machine only)"
+        )
+        self.enabled.setChecked(settings.enabled)
+        self.port = QSpinBox()
+        self.port.setRange(1024, 65535)
+        self.port.setValue(settings.port)
+        self.http_snippet = self._snippet()
+        self.stdio_snippet = self._snippet()
+        self.stdio_snippet.setPlainText(client_config())
+        form = QFormLayout()
+        form.addRow("", self.enabled)
+        form.addRow("Port on 127.0.0.1", self.port)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(
+            QLabel(
+                "Paste one of these into the MCP configuration of another client (Claude "
+                "Desktop, Cursor, VS Code, an agent). Tools: search_documents, read_page, "
+                "list_documents, ask."
+            )
+        )
+        for title, snippet in (
+            ("While Docent runs with the switch on (Streamable HTTP):", self.http_snippet),
+            ("Or let the client start Docent itself (stdio):", self.stdio_snippet),
+        ):
+            copy = QPushButton("Copy")
+            copy.clicked.connect(lambda _=False, s=snippet: self.copy(s))
+            row = QHBoxLayout()
+            row.addWidget(QLabel(title), 1)
+            row.addWidget(copy)
+            layout.addLayout(row)
+            layout.addWidget(snippet)
+        self.port.valueChanged.connect(self._show_http)
+        self._show_http()
+
+    def _snippet(self) -> QPlainTextEdit:
+        view = QPlainTextEdit()
+        view.setReadOnly(True)
+        view.setFixedHeight(130)
+        return view
+
+    def _show_http(self) -> None:
+        self.http_snippet.setPlainText(client_config(local_url(self.port.value())))
+
+    def copy(self, snippet: QPlainTextEdit) -> None:
+        QGuiApplication.clipboard().setText(snippet.toPlainText())
+
+    def values(self) -> dict[str, object]:
+        return {"enabled": self.enabled.isChecked(), "port": self.port.value()}
