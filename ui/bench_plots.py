@@ -32,7 +32,7 @@ Series = tuple[str, str, Sequence[tuple[float, float]]]  # name, route, points
 def _save(chart: QChart, path: Path, height: int = 480) -> Path:
     view = QChartView(chart)
     view.setRenderHint(QPainter.RenderHint.Antialiasing)
-    view.resize(820, height)
+    view.resize(960, height)
     if not view.grab().save(str(path)):
         raise OSError(f"could not write {path}")
     return path
@@ -95,6 +95,7 @@ def ratio_chart(title: str, measures: Sequence[dict[str, Any]], path: Path) -> P
     series.append(bars)
     series.setLabelsVisible(True)
     series.setLabelsFormat("@valuex")
+    series.setLabelsPrecision(3)
     chart = QChart()
     chart.setTitle(title)
     chart.addSeries(series)
@@ -103,7 +104,7 @@ def ratio_chart(title: str, measures: Sequence[dict[str, Any]], path: Path) -> P
     values = QValueAxis()
     values.setRange(0, max(m["comparison"] for m in compared) * 1.15)
     values.applyNiceNumbers()
-    values.setTitleText("ratio to the baseline measured in the same run")
+    values.setTitleText("Docent ÷ baseline, same run (rates: higher is better; times: lower)")
     chart.addAxis(categories, Qt.AlignmentFlag.AlignLeft)
     chart.addAxis(values, Qt.AlignmentFlag.AlignBottom)
     series.attachAxis(categories)

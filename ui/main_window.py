@@ -30,15 +30,16 @@ from PySide6.QtWidgets import (
 
 from app.answering import Finished, Source, Token
 from app.bootstrap import Docent
-from app.cloud.client import Health, HealthState
+from app.cloud.health import Health, HealthState
 from app.index import EmbeddingProgress
 from app.llm.engine import CancelToken
 from app.routing import Route
 from app.watch import FolderChanges, FolderWatch
+from ui.bench_window import BenchmarkWindow
 from ui.conversation import ConversationPanel
 from ui.documents_panel import DocumentsPanel
-from ui.mcp_serving import McpServing
 from ui.first_run import FirstRunDialog
+from ui.mcp_serving import McpServing
 from ui.model_manager import ModelManager
 from ui.page_preview import PagePreview
 from ui.session_panel import SessionPanel
@@ -103,6 +104,7 @@ class MainWindow(QMainWindow):
         self.conversation.sent_requested.connect(self.show_sent)
         self.previews: list[PagePreview] = []
         self.model_manager: ModelManager | None = None
+        self.benchmark: BenchmarkWindow | None = None
         self.model_notice: QMessageBox | None = None
         self.welcome: FirstRunDialog | None = None
         self.question = QuestionBox()
@@ -116,6 +118,7 @@ class MainWindow(QMainWindow):
         settings_menu = self.menuBar().addMenu("&Docent")
         settings_menu.addAction("Add documents…", self.choose_files)
         settings_menu.addAction("Models…", self.open_models)
+        settings_menu.addAction("Benchmark…", self.open_benchmark)
         settings_menu.addAction("Settings…", self.open_settings)
 
         ask_row = QHBoxLayout()
@@ -179,6 +182,8 @@ class MainWindow(QMainWindow):
             await preview.close_async()
         if self.model_manager is not None:
             await self.model_manager.close_async()
+        if self.benchmark is not None:
+            await self.benchmark.close_async()
         await self.serving.stop()
         for task in list(self._tasks):
             task.cancel()
@@ -317,6 +322,13 @@ class MainWindow(QMainWindow):
         self.model_manager.show()
         return self.model_manager
 
+    def open_benchmark(self) -> BenchmarkWindow:
+        """One Benchmark window, kept while the main window lives (with its last results)."""
+        if self.benchmark is None:
+            self.benchmark = BenchmarkWindow(self.docent, self)
+        self.benchmark.show()
+        return self.benchmark
+
     def _model_switched(self, choice: str) -> None:
         self._show_model_state()
         self.statusBar().showMessage(f"Local model: now {choice}.", 5000)
@@ -371,8 +383,8 @@ class MainWindow(QMainWindow):
         dialog.applied.connect(lambda: self.statusBar().showMessage("Settings applied.", 5000))
         dialog.applied.connect(self._show_model_state)
         dialog.applied.connect(self._show_cloud_state)
-        dialog.applied.connect(lambda: self._spawn(self.serving.apply()))
         dialog.applied.connect(self.watch_folders)
+        dialog.applied.connect(lambda: self._spawn(self.serving.apply()))
         dialog.models_requested.connect(
             lambda: self.open_models().switched.connect(
                 dialog.model.setText, Qt.ConnectionType.UniqueConnection

@@ -5,6 +5,7 @@ are saved and applied without a restart (the model reloads on the next question)
 from __future__ import annotations
 
 import asyncio
+import importlib
 from typing import Any
 
 from pydantic import ValidationError
@@ -30,7 +31,6 @@ from PySide6.QtWidgets import (
 
 from app.bootstrap import Docent, chat_model_config
 from app.catalog import ModelError
-from app.cloud.probe import probe_provider, probe_server
 from app.secrets import SecretStore, SecretStoreError, provider_key, server_key
 from app.settings import McpServerSettings, ProviderSettings, RoutingSettings, Settings
 from ui.cloud_settings import PROVIDER_FIELDS, SERVER_FIELDS, Entry, EntryList
@@ -91,12 +91,12 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self.providers, "Cloud providers")
         self.tabs.addTab(self.servers, "MCP servers")
         self.tabs.addTab(self._routing_page(docent.settings.routing), "Routing && privacy")
-        self.serving = ServingPage(docent.settings.serve_mcp)
-        self.tabs.addTab(self.serving, "Serve over MCP")
         self.library = WatchedFoldersPage(
             docent.settings.library.watched_folders, self._error_label("library")
         )
         self.tabs.addTab(self.library, "Watched folders")
+        self.serving = ServingPage(docent.settings.serve_mcp)
+        self.tabs.addTab(self.serving, "Serve over MCP")
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -202,11 +202,15 @@ class SettingsDialog(QDialog):
     async def _test(self, entry_list: EntryList, entry: Entry) -> None:
         key = entry.new_key or entry.stored_key
         entry_list.test_result.setText("Testing…")
+        # The MCP SDK loads on first use, off the GUI thread: it would slow every start-up.
+        probes = await asyncio.to_thread(importlib.import_module, "app.cloud.probe")
         try:
             if entry_list is self.providers:
-                probe = await probe_provider(ProviderSettings.model_validate(entry.values), key)
+                provider = ProviderSettings.model_validate(entry.values)
+                probe = await probes.probe_provider(provider, key)
             else:
-                probe = await probe_server(McpServerSettings.model_validate(entry.values), key)
+                server = McpServerSettings.model_validate(entry.values)
+                probe = await probes.probe_server(server, key)
         except ValidationError as error:
             first = error.errors()[0]
             field = ".".join(str(part) for part in first["loc"])
@@ -257,8 +261,8 @@ class SettingsDialog(QDialog):
             },
         }
         raw["secrets"] = {"plaintext_file_consent": self.consent.isChecked()}
-        raw["serve_mcp"] = self.serving.values()
         raw["library"] = {"watched_folders": self.library.values()}
+        raw["serve_mcp"] = self.serving.values()
         return raw
 
     def submit(self) -> asyncio.Task[bool]:
