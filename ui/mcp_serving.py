@@ -117,6 +117,7 @@ class ServingPage(QWidget):
         self.port = QSpinBox()
         self.port.setRange(1024, 65535)
         self.port.setValue(settings.port)
+        self.port.setMaximumWidth(120)
         self.http_snippet = self._snippet()
         self.stdio_snippet = self._snippet()
         self.stdio_snippet.setPlainText(client_config())
@@ -125,13 +126,13 @@ class ServingPage(QWidget):
         form.addRow("Port on 127.0.0.1", self.port)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        layout.addWidget(
-            QLabel(
-                "Paste one of these into the MCP configuration of another client (Claude "
-                "Desktop, Cursor, VS Code, an agent). Tools: search_documents, read_page, "
-                "list_documents, ask."
-            )
+        hint = QLabel(
+            "Paste one of these into the MCP configuration of another client (Claude "
+            "Desktop, Cursor, VS Code, an agent). Tools: search_documents, read_page, "
+            "list_documents, ask."
         )
+        hint.setWordWrap(True)
+        layout.addWidget(hint)
         for title, snippet in (
             ("While Docent runs with the switch on (Streamable HTTP):", self.http_snippet),
             ("Or let the client start Docent itself (stdio):", self.stdio_snippet),
@@ -143,13 +144,14 @@ class ServingPage(QWidget):
             row.addWidget(copy)
             layout.addLayout(row)
             layout.addWidget(snippet)
+        layout.addStretch(1)
         self.port.valueChanged.connect(self._show_http)
         self._show_http()
 
     def _snippet(self) -> QPlainTextEdit:
         view = QPlainTextEdit()
         view.setReadOnly(True)
-        view.setFixedHeight(130)
+        view.setFixedHeight(150)
         return view
 
     def _show_http(self) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import time
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -17,6 +18,7 @@ import pytest
 import qasync
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.bootstrap import Docent
@@ -132,3 +134,55 @@ def test_a_port_in_use_is_reported_not_fatal(
         assert window.serving.label.toolTip().startswith(f"cannot serve on 127.0.0.1:{port}: ")
     loop.run_until_complete(window.serving.apply())  # the switch is still on: it retries
     assert window.serving.url == f"http://127.0.0.1:{port}/mcp"
+
+
+def test_a_client_asks_through_the_app_while_the_window_keeps_working(
+    window: MainWindow, loop: qasync.QEventLoop, port: int
+) -> None:
+    """`ask` from another client: the window's own model answers, the text streams to the
+    client as progress, and the GUI thread keeps turning meanwhile."""
+    settings = window.docent.settings
+    short = settings.model_copy(
+        update={"local": settings.local.model_copy(update={"max_tokens": 32})}
+    )
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.setInterval(50)
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+
+    async def scenario() -> tuple[Any, list[str], float, float]:
+        await window.start()
+        await window.wait_for_tasks()  # the first run indexes the guide
+        await window.docent.apply_settings(short)
+        partial: list[str] = []
+
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            partial.append(message or "")
+
+        async with AsyncExitStack() as stack:
+            http = await stack.enter_async_context(httpx2.AsyncClient(timeout=300))
+            client = await stack.enter_async_context(
+                Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http))
+            )
+            timer.start()
+            started = time.perf_counter()
+            result = await client.call_tool(
+                "ask",
+                {"question": "How do I cite pages?"},
+                read_timeout_seconds=300,
+                progress_callback=progress,
+            )
+            finished = time.perf_counter()
+            timer.stop()
+        return result, partial, started, finished
+
+    result, partial, started, finished = loop.run_until_complete(scenario())
+    assert not result.is_error, result.content
+    answer = result.structured_content
+    assert len(partial) >= 3
+    assert "".join(partial).strip() == answer["answer"]
+    assert answer["metrics"]["route"] == "local"
+    assert {c["document"] for c in answer["citations"]} <= {"welcome-to-docent.md"}
+    assert window.docent.chat_model_loaded  # the window's engine answered
+    # The loop kept serving Qt timers while the model worked (a stalled GUI thread ticks once).
+    assert len(ticks) >= (finished - started) / 0.05 / 4
