@@ -27,6 +27,7 @@ from app.bench_run import measures_payload, write_results
 from app.bootstrap import Docent
 from ui.main import open_window, run
 from ui.main_window import MainWindow
+from ui.start_probe import USABLE
 
 TICK_S = 0.010
 
@@ -106,7 +107,6 @@ async def _run(pages: int, repeats: int) -> list[StallReport]:
     return reports
 
 
-USABLE = "usable"
 # The baseline: the least a PySide6 app does before its window is usable.
 BARE_WINDOW = (
     "import sys\n"
@@ -117,21 +117,6 @@ BARE_WINDOW = (
     "app.processEvents()\n"
     f"print({USABLE!r}, flush=True)\n"
 )
-
-
-async def _until_usable(_: QApplication) -> int:
-    docent = Docent.from_environment()
-    await docent.open()
-    try:
-        async with open_window(docent):
-            # A zero timer fires once the events already queued (the first paint) are handled.
-            painted = asyncio.get_running_loop().create_future()
-            QTimer.singleShot(0, lambda: painted.set_result(None))
-            await painted
-            print(USABLE, flush=True)
-    finally:
-        await docent.close()
-    return 0
 
 
 def time_to_usable(command: list[str]) -> float:
@@ -157,7 +142,7 @@ def bench_start(repeats: int) -> Measure:
         baseline_name="a bare PySide6 window",
         target="<= 1.0 s",
     )
-    docent = [sys.executable, "-m", "ui.gui_bench", "--until-usable"]
+    docent = [sys.executable, "-m", "ui.start_probe"]
     bare = [sys.executable, "-c", BARE_WINDOW]
     time_to_usable(docent)  # the first launch fills the file cache (and is a first run)
     for attempt in range(repeats):
@@ -182,8 +167,6 @@ def stall_measures(reports: list[StallReport]) -> list[Measure]:
 
 
 def main(arguments: list[str]) -> int:
-    if arguments == ["--until-usable"]:
-        return run(session=_until_usable)
     quick = "--quick" in arguments
     out = Path(arguments[arguments.index("--out") + 1]) if "--out" in arguments else None
     stamp = datetime.now(UTC).isoformat(timespec="seconds")

@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Coroutine, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence, QShortcut
@@ -40,11 +40,13 @@ from ui.conversation import ConversationPanel
 from ui.documents_panel import DocumentsPanel
 from ui.first_run import FirstRunDialog
 from ui.mcp_serving import McpServing
-from ui.model_manager import ModelManager
 from ui.page_preview import PagePreview
 from ui.session_panel import SessionPanel
 from ui.settings_dialog import SettingsDialog
 from ui.window_state import WindowState
+
+if TYPE_CHECKING:
+    from ui.model_manager import ModelManager
 
 
 def _file_size(path: Path) -> int:
@@ -316,6 +318,9 @@ class MainWindow(QMainWindow):
     def open_models(self) -> ModelManager:
         """One model manager, kept while the window lives (a download may be paused in it)."""
         if self.model_manager is None:
+            # Loaded when first opened: its download client (httpx) would slow every start-up.
+            from ui.model_manager import ModelManager
+
             self.model_manager = ModelManager(self.docent, self)
             self.model_manager.switched.connect(self._model_switched)
         self.model_manager.refresh()

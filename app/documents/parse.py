@@ -8,29 +8,42 @@ document is only ever touched by the thread that opened it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
-
-import pymupdf
 
 from app.documents.formats import Format, UnsupportedFormat, detect
 from app.documents.textcodec import NotTextError, decode_text
 from app.errors import DocentError
 
 MAX_TEXT_BYTES = 64 << 20
-# No TEXT_DEHYPHENATE: it made extraction ~45% slower; chunking.unwrap() joins hyphenated words.
-_TEXT_FLAGS = (
-    pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
-)
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 
-# MuPDF reports repairs of damaged files as warnings on a global buffer; keep them off stderr.
-pymupdf.TOOLS.mupdf_display_errors(False)
-pymupdf.TOOLS.mupdf_display_warnings(False)
+
+@functools.cache
+def mupdf() -> ModuleType:
+    """PyMuPDF, imported on first use: importing it was 40 % of the app's start-up, and the
+    window needs it only once a document is read."""
+    import pymupdf
+
+    # MuPDF reports repairs of damaged files as warnings on a global buffer; keep them off stderr.
+    pymupdf.TOOLS.mupdf_display_errors(False)
+    pymupdf.TOOLS.mupdf_display_warnings(False)
+    return pymupdf
+
+
+@functools.cache
+def _text_flags() -> int:
+    # No TEXT_DEHYPHENATE: it made extraction ~45% slower; chunking.unwrap() joins hyphenated words.
+    fitz = mupdf()
+    return int(
+        fitz.TEXT_PRESERVE_LIGATURES | fitz.TEXT_PRESERVE_WHITESPACE | fitz.TEXT_MEDIABOX_CLIP
+    )
 
 
 class DocumentError(DocentError):
@@ -78,12 +91,13 @@ class ParsedDocument:
         characters = 0
         # get_label() re-reads the label rules for every page: only ask when there are some.
         labelled = bool(self._doc.is_pdf and self._doc.get_page_labels())
+        flags = _text_flags()
         for index in range(self.page_count):
             page = self._doc.load_page(index)
             number = index + 1
             texts = [
                 text
-                for block in page.get_text("blocks", flags=_TEXT_FLAGS)
+                for block in page.get_text("blocks", flags=flags)
                 if block[6] == 0 and (text := block[4].strip())  # 0: a text block
             ]
             starts = _section_starts(texts, toc_titles.get(number, []))
@@ -130,6 +144,7 @@ def open_document(path: Path) -> ParsedDocument:
         raise DocumentError(str(error)) from None
 
     encoding: str | None = None
+    pymupdf = mupdf()
     try:
         if detected.format.is_text:
             if size > MAX_TEXT_BYTES:

@@ -6,9 +6,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import pymupdf
-
-from app.documents.parse import DocumentError, open_document
+from app.documents.parse import DocumentError, mupdf, open_document
 
 _SENTENCES = re.compile(r"(?<=[.!?。！？])\s*|\n")
 _SEARCH_CHARS = 100  # MuPDF's search_for needs a needle; long ones rarely survive line breaks
@@ -32,7 +30,7 @@ def render_page(path: Path, page: int, zoom: float = 1.5, passage: str = "") -> 
         if not 1 <= page <= document.page_count:
             raise DocumentError(f"{path.name} has no page {page} (it has {document.page_count})")
         loaded = document.raw.load_page(page - 1)
-        pixmap = loaded.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
+        pixmap = loaded.get_pixmap(matrix=mupdf().Matrix(zoom, zoom), alpha=False)
         rects = []
         for sentence in filter(None, (s.strip() for s in _SENTENCES.split(passage))):
             for rect in loaded.search_for(sentence[:_SEARCH_CHARS]):

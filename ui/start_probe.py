@@ -1,0 +1,36 @@
+"""`python -m ui.start_probe`: the app's start-up exactly as a user gets it, ending as soon as the
+window is usable (shown, library listed, first paint), when it prints USABLE and closes.
+`docent bench gui` times it from spawn to that line; it imports nothing the app would not."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+# As the launcher does: ui.main loads the core before PySide6 (see there).
+from ui.main import Docent, open_window, run
+
+# isort: split
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+USABLE = "usable"
+
+
+async def until_usable(_: QApplication) -> int:
+    docent = Docent.from_environment()
+    await docent.open()
+    try:
+        async with open_window(docent):
+            # A zero timer fires once the events already queued (the first paint) are handled.
+            painted = asyncio.get_running_loop().create_future()
+            QTimer.singleShot(0, lambda: painted.set_result(None))
+            await painted
+            print(USABLE, flush=True)
+    finally:
+        await docent.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run(session=until_usable))
