@@ -34,26 +34,12 @@ def serve_mcp(transport: Transport, host: str | None, port: int | None, new_toke
 
 async def _serve(transport: Transport, host: str, port: int, new_token: bool) -> int:
     docent = Docent.from_environment()
-    verifier: StaticBearer | None = None
-    if transport == "streamable-http" and not is_loopback(host):
-        # Checked before the library and its embedder load: a refusal comes at once.
-        store = await docent.secret_store()
-        token, made = await asyncio.to_thread(bearer_token, store, renew=new_token)
-        verifier = StaticBearer(token)
-        if made:
-            _say(
-                "A new bearer token for this server (shown only now; it is kept in the "
-                f"keychain, and `docent serve-mcp --new-token` replaces it):\n\n    {token}\n\n"
-                "A client's configuration, with this machine's address for the host:\n"
-                + client_config(f"http://HOST:{port}/mcp", token)
-            )
-        else:
-            _say(
-                "Clients must send the bearer token kept in the keychain "
-                "(`docent serve-mcp --new-token` replaces it and shows the new one)."
-            )
-    await docent.open()
     try:
+        verifier = None
+        if transport == "streamable-http" and not is_loopback(host):
+            # Before the library and its embedder load: a refusal comes at once.
+            verifier = StaticBearer(await _token(docent, port, new_token))
+        await docent.open()
         await docent.start_cloud()
         server = build_server(docent, verifier)
         if transport == "stdio":
@@ -66,6 +52,25 @@ async def _serve(transport: Transport, host: str, port: int, new_token: bool) ->
         return 0
     finally:
         await docent.close()
+
+
+async def _token(docent: Docent, port: int, renew: bool) -> str:
+    """The bearer token from the keychain; a new one is shown, this once."""
+    store = await docent.secret_store()
+    token, made = await asyncio.to_thread(bearer_token, store, renew=renew)
+    if made:
+        _say(
+            "A new bearer token for this server (shown only now; it is kept in the keychain, "
+            f"and `docent serve-mcp --new-token` replaces it):\n\n    {token}\n\n"
+            "A client's configuration, with this machine's address for the host:\n"
+            + client_config(f"http://HOST:{port}/mcp", token)
+        )
+    else:
+        _say(
+            "Clients must send the bearer token kept in the keychain "
+            "(`docent serve-mcp --new-token` replaces it and shows the new one)."
+        )
+    return token
 
 
 def _say(text: str) -> None:

@@ -18,7 +18,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from pydantic import BaseModel, Field
 
-from app.answering import Failed, Finished, RouteDecided, Source, Token
+from app.answering import Failed, Finished, Source, Token
 from app.bootstrap import Docent
 from app.cli import match_documents
 from app.errors import DocentError
@@ -183,12 +183,9 @@ class LibraryTools:
             answerer = await self.docent.answerer()
         cancel = CancelToken()
         sent = 0
-        routes: list[str] = []
         try:
             async for event in answerer.answer(question, scope, cancel, route):
                 match event:
-                    case RouteDecided(route=chosen):
-                        routes.append(chosen)
                     case Token(text=text):
                         sent += 1
                         await ctx.report_progress(sent, None, text)
@@ -198,7 +195,7 @@ class LibraryTools:
                         return _answer(question, finished)
         finally:
             cancel.cancel()  # the client went away mid-answer: stop generating for it
-        raise ToolError(f"the answer ended without a result (routes tried: {routes})")
+        raise ToolError("the answer ended without a result")  # the answerer always ends one
 
 
 def _summary(document: DocumentInfo) -> DocumentSummary:
