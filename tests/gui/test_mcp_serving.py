@@ -84,7 +84,7 @@ def test_the_app_serves_its_library_until_switched_off(
     url = f"http://127.0.0.1:{port}/mcp"
 
     async def first_start() -> None:
-        await window.start()
+        await window.start(welcome=False)
         await window.wait_for_tasks()  # the first run indexes the guide
 
     loop.run_until_complete(first_start())
@@ -151,7 +151,7 @@ def test_a_client_asks_through_the_app_while_the_window_keeps_working(
     timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
 
     async def scenario() -> tuple[Any, list[str], float, float]:
-        await window.start()
+        await window.start(welcome=False)
         await window.wait_for_tasks()  # the first run indexes the guide
         await window.docent.apply_settings(short)
         partial: list[str] = []
