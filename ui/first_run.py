@@ -59,5 +59,6 @@ class FirstRunDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(self.text)
+        layout.addStretch()  # the text reads from the top; spare height goes above the buttons
         layout.addWidget(buttons)
         self.resize(640, 560)
