@@ -308,21 +308,29 @@ class Store:
 
     def all_vectors(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(chunk ids, document ids, matrix) of every stored vector."""
-        cursor = self.db.execute(
-            """SELECT v.chunk_id, c.document_id, v.vector FROM vectors v
-               JOIN chunks c ON c.id = v.chunk_id ORDER BY v.chunk_id"""
-        )
-        # A batch at a time: holding every row's BLOB at once (146 MB at 100k chunks) left the
-        # heap fragmented, and the process kept twice the matrix's size after loading it.
-        ids, documents, blocks = [], [], []
-        while rows := cursor.fetchmany(4096):
-            ids.append(np.fromiter((r[0] for r in rows), np.int64, len(rows)))
-            documents.append(np.fromiter((r[1] for r in rows), np.int64, len(rows)))
-            block = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
-            blocks.append(block.reshape(len(rows), -1))
-        if not blocks:
-            return np.empty(0, np.int64), np.empty(0, np.int64), np.empty((0, 0), np.float32)
-        return np.concatenate(ids), np.concatenate(documents), np.concatenate(blocks)
+        joined = "FROM vectors v JOIN chunks c ON c.id = v.chunk_id"
+        # Rows are copied a batch at a time into arrays sized up front: holding every BLOB at
+        # once, or concatenating batches, left the reader thread's heap holding as much again as
+        # the matrix (RSS 280 MB for 146 MB of vectors at 100k chunks).
+        with self.db.atomic():  # one snapshot for the count and the rows
+            count = int(self.db.execute(f"SELECT count(*) {joined}").fetchone()[0])
+            ids = np.empty(count, np.int64)
+            documents = np.empty(count, np.int64)
+            matrix = np.empty((0, 0), np.float32)
+            cursor = self.db.execute(
+                f"SELECT v.chunk_id, c.document_id, v.vector {joined} ORDER BY v.chunk_id"
+            )
+            done = 0
+            while rows := cursor.fetchmany(4096):
+                end = done + len(rows)
+                ids[done:end] = [r[0] for r in rows]
+                documents[done:end] = [r[1] for r in rows]
+                block = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
+                if not done:
+                    matrix = np.empty((count, block.size // len(rows)), np.float32)
+                matrix[done:end] = block.reshape(len(rows), -1)
+                done = end
+        return ids, documents, matrix
 
     def reset_embeddings(self, model: str) -> None:
         """Drop vectors made by another embedding model: they are not comparable."""
