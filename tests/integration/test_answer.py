@@ -15,7 +15,10 @@ from app.answering import (
     Token,
     Waiting,
 )
-from app.llm.engine import CancelToken
+from app.bench_inference import filler
+from app.bootstrap import Docent
+from app.llm.engine import CancelToken, GenerationDone, PromptEvaluated, TokenGenerated
+from app.llm.local import LocalEngine
 from tests.documents import write_pdf
 from tests.integration.conftest import index_all, opened, run
 
@@ -138,3 +141,37 @@ def test_concurrent_questions_queue_for_the_local_model_and_are_told_so(tmp_path
     assert isinstance(second[-1], Finished)
     # Served one after the other: the second's first token comes after the first's last.
     assert second[-1].metrics.ttft_s > first[-1].metrics.total_s - 0.05
+
+
+def test_stop_during_a_long_prefill_ends_it_and_the_next_answer_is_sound() -> None:
+    """A 3,000-token prompt is evaluated in slices: a cancel between two slices ends it without a
+    token, and the next request (sharing the system prompt's KV cache) still answers its own
+    prompt."""
+
+    async def scenario() -> tuple[list[object], str]:
+        docent = Docent.from_environment(embeddings=False)
+        engine = LocalEngine(docent.chat_model())
+        await engine.start()
+        try:
+            cancel = CancelToken()
+            events = []
+            async for event in engine.stream(filler(3000, 1, 16), cancel):
+                events.append(event)
+                if isinstance(event, PromptEvaluated):
+                    cancel.cancel()  # the prefill has just started
+            answer = ""
+            async for event in engine.stream(filler(256, 2, 24), CancelToken()):
+                if isinstance(event, TokenGenerated):
+                    answer += event.text
+            return events, answer
+        finally:
+            await engine.close()
+            await docent.close()
+
+    events, answer = run(scenario())
+    done = events[-1]
+    assert isinstance(done, GenerationDone)
+    assert done.finish_reason == "cancelled"
+    assert done.prompt_tokens > 2500
+    assert not any(isinstance(event, TokenGenerated) for event in events)
+    assert "seven years" in answer.lower()  # the question of the second prompt, answered
