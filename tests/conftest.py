@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +14,20 @@ from app.paths import Paths
 from tests.keychain import gnome_keyring
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def docent(*arguments: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """`docent ARGUMENTS` in a fresh process, through the launcher, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "ui.launcher", *arguments],
+        cwd=REPO,
+        env=os.environ.copy(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 # Bundled models are joined once (500 MB) into the repo's ignored cache and reused by every test.
 SHARED_MODELS = REPO / ".cache" / "models"
 

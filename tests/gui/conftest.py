@@ -11,7 +11,9 @@ import pytest
 import qasync
 from PySide6.QtWidgets import QApplication
 
+from app.bootstrap import Docent
 from ui.garbage import GuiThreadGarbageCollector
+from ui.main_window import MainWindow
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -69,3 +71,18 @@ def no_leaked_threads() -> Iterator[None]:
         if thread.ident not in before and thread.name.startswith("docent-")
     ]
     assert not leaked, f"threads left running: {leaked}"
+
+
+def main_window(loop: qasync.QEventLoop, *, embeddings: bool = True) -> Iterator[MainWindow]:
+    """For a fixture: the main window on the test's Docent, shown (not started), then shut down
+    as the app does."""
+    docent = Docent.from_environment(embeddings=embeddings)
+    loop.run_until_complete(docent.open())
+    window = MainWindow(docent)
+    window.show()
+    yield window
+    # Not qtbot.addWidget: pytest-qt would delete the window before this shutdown runs.
+    loop.run_until_complete(window.shutdown())
+    loop.run_until_complete(docent.close())
+    window.close()
+    window.deleteLater()

@@ -19,6 +19,7 @@ from app.bootstrap import Docent
 from app.paths import Paths
 from app.routing import NO_CLOUD
 from tests.documents import write_encrypted_pdf, write_pdf
+from tests.gui.conftest import main_window
 from tests.peers.everything import everything_stdio
 from ui.gui_bench import measure
 from ui.main_window import MainWindow
@@ -26,16 +27,7 @@ from ui.main_window import MainWindow
 
 @pytest.fixture
 def window(qapp: QApplication, loop: qasync.QEventLoop) -> Iterator[MainWindow]:
-    docent = Docent.from_environment()
-    loop.run_until_complete(docent.open())
-    main_window = MainWindow(docent)
-    main_window.show()
-    yield main_window
-    # Not qtbot.addWidget: pytest-qt would delete the window before this shutdown runs.
-    loop.run_until_complete(main_window.shutdown())
-    loop.run_until_complete(docent.close())
-    main_window.close()
-    main_window.deleteLater()
+    yield from main_window(loop)
 
 
 def drop(window: MainWindow, *paths: Path) -> None:

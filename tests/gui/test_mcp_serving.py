@@ -21,9 +21,9 @@ from mcp.client.streamable_http import streamable_http_client
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from app.bootstrap import Docent
 from app.paths import Paths
 from app.processes import free_loopback_port
+from tests.gui.conftest import main_window
 from ui.main_window import MainWindow
 from ui.settings_dialog import SettingsDialog
 
@@ -40,15 +40,7 @@ def window(
     """A first start with the switch already on (saved by an earlier run)."""
     settings = {"serve_mcp": {"enabled": True, "port": port}}
     isolated_paths.settings_file.write_text(json.dumps(settings), "utf-8")
-    docent = Docent.from_environment(embeddings=False)
-    loop.run_until_complete(docent.open())
-    main_window = MainWindow(docent)
-    main_window.show()
-    yield main_window
-    loop.run_until_complete(main_window.shutdown())
-    loop.run_until_complete(docent.close())
-    main_window.close()
-    main_window.deleteLater()
+    yield from main_window(loop, embeddings=False)
 
 
 async def call(url: str, tool: str, arguments: dict[str, Any]) -> Any:

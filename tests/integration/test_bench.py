@@ -3,26 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from app.paths import Paths
-from tests.conftest import REPO
+from tests.conftest import docent
 
 
 def bench(suite: str, out: Path) -> subprocess.CompletedProcess[str]:
     """`docent bench SUITE --quick --out OUT`, as a user runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "ui.launcher", "bench", suite, "--quick", "--out", str(out)],
-        cwd=REPO,
-        env=os.environ.copy(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return docent("bench", suite, "--quick", "--out", str(out), timeout=600)
 
 
 def measures_of(out: Path, suite: str) -> dict[str, dict[str, Any]]:

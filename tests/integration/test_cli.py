@@ -3,24 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.conftest import REPO
+from tests.conftest import docent
 from tests.documents import write_encrypted_pdf, write_pdf
-
-
-def docent(*arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ui.launcher", *arguments],
-        cwd=REPO,
-        env=os.environ.copy(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def test_index_ask_docs_remove(tmp_path: Path) -> None:

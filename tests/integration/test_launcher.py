@@ -4,31 +4,17 @@ Docent's own children (the cloud gateway: `-m app.cli gateway`)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
-from tests.conftest import REPO
-
-
-def launcher(*arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ui.launcher", *arguments],
-        cwd=REPO,
-        env=os.environ.copy(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+from tests.conftest import docent
 
 
 def test_dash_m_runs_a_module_as_main_with_its_arguments() -> None:
-    listed = launcher("-m", "app.cli", "docs", "--json")
+    listed = docent("-m", "app.cli", "docs", "--json")
     assert listed.returncode == 0, listed.stderr
     assert json.loads(listed.stdout) == []
 
 
 def test_dash_m_passes_the_module_exit_status_on() -> None:
-    removed = launcher("-m", "app.cli", "remove", "no-such-document.pdf")
+    removed = docent("-m", "app.cli", "remove", "no-such-document.pdf")
     assert removed.returncode != 0
     assert "no-such-document.pdf" in removed.stderr
