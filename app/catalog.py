@@ -158,16 +158,31 @@ def write_stamp(stamp: Path, target: Path, model: CatalogModel) -> None:
     )
 
 
-def ensure_model(model: CatalogModel, models_dir: Path, progress: Progress | None = None) -> Path:
+# Where the packaged app carries its multi-part bundled models already joined (written by
+# packaging/docent.spec), so an installed app never keeps a second copy in the models folder.
+SHIPPED_JOINED = Path(str(resources.files("models").joinpath("joined")))
+
+
+def ensure_model(
+    model: CatalogModel,
+    models_dir: Path,
+    progress: Progress | None = None,
+    shipped: Path = SHIPPED_JOINED,
+) -> Path:
     """Return the verified file of a catalog model, joining its bundled parts on first use."""
     stamp = stamp_path(model, models_dir)
+    in_place: Path | None = None
     if len(model.parts) == 1:
-        # A single-part model is used in place, inside its package: verified once, never copied.
-        target = model.parts[0].locate(model.extra)
-        if not _stamp_matches(stamp, target, model):
-            _verify(target, model, progress)
-            write_stamp(stamp, target, model)
-        return target
+        in_place = model.parts[0].locate(model.extra)
+    elif model.parts and (shipped / model.file).is_file():
+        in_place = shipped / model.file
+    if in_place is not None:
+        # Used where it is (inside its package, or joined in the packaged app): verified once,
+        # never copied.
+        if not _stamp_matches(stamp, in_place, model):
+            _verify(in_place, model, progress)
+            write_stamp(stamp, in_place, model)
+        return in_place
     target = models_dir / model.file
     if not model.parts:
         if not target.exists():

@@ -57,6 +57,23 @@ def test_parts_are_joined_verified_and_reused(
     assert path.stat().st_mtime_ns == mtime
 
 
+def test_a_packaged_app_uses_its_joined_copy_in_place(
+    parts_packages: tuple[Path, bytes], tmp_path: Path
+) -> None:
+    """The packaged app carries the model already joined: verified once, never copied."""
+    _, whole = parts_packages
+    model = catalog_for(whole).default("chat")
+    shipped = tmp_path / "bundle" / "models" / "joined"
+    shipped.mkdir(parents=True)
+    (shipped / model.file).write_bytes(whole)
+    path = ensure_model(model, tmp_path / "models", shipped=shipped)
+    assert path == shipped / model.file
+    assert not (tmp_path / "models" / model.file).exists()
+    (shipped / model.file).write_bytes(whole[:-1] + b"X")  # damaged after its check
+    with pytest.raises(ModelError, match="sha256"):
+        ensure_model(model, tmp_path / "models", shipped=shipped)
+
+
 def test_a_corrupted_model_file_is_rebuilt(
     parts_packages: tuple[Path, bytes], tmp_path: Path
 ) -> None:
