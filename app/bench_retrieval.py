@@ -171,6 +171,7 @@ async def bench_size(
         keyword: list[float] = []
         vector: list[float] = []
         embed: list[float] = []
+        query_vectors = []  # for the sqlite-vec baseline, after the library closes
         for question in asked:
             started = time.perf_counter()
             await library.search(question, 4)
@@ -183,11 +184,11 @@ async def bench_size(
             query = await library.embed_query(question)
             _timed_ms(embed, started)
             assert query is not None
+            query_vectors.append(query)
             started = time.perf_counter()
             await asyncio.to_thread(library.vectors.search, query, CANDIDATES)
             _timed_ms(vector, started)
         ids, _, matrix = await library.read(lambda store: store.all_vectors())
-        query_vectors = [await library.embed_query(q) for q in asked]
     finally:
         await library.close()
     sqlite_vec: list[float] = []
@@ -195,7 +196,6 @@ async def bench_size(
         baseline = await asyncio.to_thread(SqliteVec, work / f"vec-{size}.sqlite3", ids, matrix)
         try:
             for query in query_vectors:
-                assert query is not None
                 started = time.perf_counter()
                 await asyncio.to_thread(baseline.search, query, CANDIDATES)
                 _timed_ms(sqlite_vec, started)

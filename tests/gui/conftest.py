@@ -73,16 +73,25 @@ def no_leaked_threads() -> Iterator[None]:
     assert not leaked, f"threads left running: {leaked}"
 
 
-def main_window(loop: qasync.QEventLoop, *, embeddings: bool = True) -> Iterator[MainWindow]:
-    """For a fixture: the main window on the test's Docent, shown (not started), then shut down
-    as the app does."""
-    docent = Docent.from_environment(embeddings=embeddings)
+def open_window(loop: qasync.QEventLoop, docent: Docent) -> MainWindow:
+    """The main window on `docent` (opened here), shown, not started."""
     loop.run_until_complete(docent.open())
     window = MainWindow(docent)
     window.show()
-    yield window
+    return window
+
+
+def close_window(loop: qasync.QEventLoop, window: MainWindow) -> None:
+    """Shut the window down as the app does, then its Docent."""
     # Not qtbot.addWidget: pytest-qt would delete the window before this shutdown runs.
     loop.run_until_complete(window.shutdown())
-    loop.run_until_complete(docent.close())
+    loop.run_until_complete(window.docent.close())
     window.close()
     window.deleteLater()
+
+
+def main_window(loop: qasync.QEventLoop, *, embeddings: bool = True) -> Iterator[MainWindow]:
+    """For a fixture: the main window on the test's Docent, shown (not started), then shut down."""
+    window = open_window(loop, Docent.from_environment(embeddings=embeddings))
+    yield window
+    close_window(loop, window)

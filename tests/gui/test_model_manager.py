@@ -15,30 +15,16 @@ from app.bootstrap import Docent
 from app.catalog import Catalog
 from app.paths import Paths
 from app.settings import LocalModelSettings, Settings
+from tests.gui.conftest import close_window, open_window
 from tests.gui.waiting import until
 from tests.integration.test_downloads import GGUF, served_model
 from tests.model_server import ModelServer, Served, model_server
-from ui.main_window import MainWindow
 
 
 @pytest.fixture
 def server() -> Iterator[ModelServer]:
     with model_server() as running:
         yield running
-
-
-def open_window(loop: qasync.QEventLoop, docent: Docent) -> MainWindow:
-    loop.run_until_complete(docent.open())
-    window = MainWindow(docent)
-    window.show()
-    return window
-
-
-def close_window(loop: qasync.QEventLoop, window: MainWindow) -> None:
-    loop.run_until_complete(window.shutdown())
-    loop.run_until_complete(window.docent.close())
-    window.close()
-    window.deleteLater()
 
 
 def test_download_with_progress_pause_resume_then_use_it_without_restart(

@@ -16,22 +16,8 @@ from app.index import DocumentInfo
 from app.paths import Paths
 from app.settings import Settings
 from tests.documents import write_pdf
+from tests.gui.conftest import close_window, open_window
 from ui.main_window import MainWindow
-
-
-def opened(loop: qasync.QEventLoop) -> MainWindow:
-    docent = Docent.from_environment(embeddings=False)
-    loop.run_until_complete(docent.open())
-    window = MainWindow(docent)
-    window.show()
-    return window
-
-
-def closed(loop: qasync.QEventLoop, window: MainWindow) -> None:
-    loop.run_until_complete(window.shutdown())
-    loop.run_until_complete(window.docent.close())
-    window.close()
-    window.deleteLater()
 
 
 class Folders:
@@ -93,11 +79,11 @@ def test_watched_folders_follow_changes_live_and_while_closed(
         await disk.after(report.unlink, lambda: str(report) not in disk.documents)
         assert str(report) not in window.documents._rows
 
-    window = opened(loop)
+    window = open_window(loop, Docent.from_environment(embeddings=False))
     try:
         loop.run_until_complete(first_session(window, Folders(window)))
     finally:
-        closed(loop, window)
+        close_window(loop, window)
 
     # While Docent is closed: one file goes, one arrives.
     arrived.unlink()
@@ -117,9 +103,9 @@ def test_watched_folders_follow_changes_live_and_while_closed(
         assert await dialog.submit() is True
         await disk.after(lambda: None, lambda: str(other / "memo.txt") in disk.documents)
 
-    window = opened(loop)
+    window = open_window(loop, Docent.from_environment(embeddings=False))
     try:
         loop.run_until_complete(second_session(window, Folders(window)))
     finally:
-        closed(loop, window)
+        close_window(loop, window)
     assert Settings.load(paths.settings_file).library.watched_folders == [str(folder), str(other)]

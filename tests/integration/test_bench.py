@@ -87,11 +87,16 @@ def test_quick_gui_bench_times_start_and_stalls(tmp_path: Path) -> None:
     assert stall["target"] == "<= 50 ms"
 
 
+def configure_llama_provider(paths: Paths, base_url: str) -> None:
+    """The llama.cpp test server as the one configured cloud provider."""
+    provider = {"name": "llama", "base_url": base_url, "models": ["qwen-mini"]}
+    paths.settings_file.write_text(json.dumps({"cloud": {"providers": [provider]}}))
+
+
 def test_quick_inference_bench_measures_local_and_cloud_and_plots_them(
     isolated_paths: Paths, llama_server: str, tmp_path: Path
 ) -> None:
-    provider = {"name": "llama", "base_url": llama_server, "models": ["qwen-mini"]}
-    isolated_paths.settings_file.write_text(json.dumps({"cloud": {"providers": [provider]}}))
+    configure_llama_provider(isolated_paths, llama_server)
     out = tmp_path / "bench"
     result = bench("inference", out)
     assert result.returncode == 0, result.stderr
@@ -118,8 +123,7 @@ def test_quick_inference_bench_measures_local_and_cloud_and_plots_them(
 def test_quick_overhead_bench_pairs_docent_with_the_direct_calls(
     isolated_paths: Paths, llama_server: str, tmp_path: Path
 ) -> None:
-    provider = {"name": "llama", "base_url": llama_server, "models": ["qwen-mini"]}
-    isolated_paths.settings_file.write_text(json.dumps({"cloud": {"providers": [provider]}}))
+    configure_llama_provider(isolated_paths, llama_server)
     out = tmp_path / "bench"
     result = bench("overhead", out)
     assert result.returncode == 0, result.stderr
