@@ -74,3 +74,41 @@ def test_vector_index_search_filter_and_remove() -> None:
     index.remove_document(1)
     assert len(index) == 2
     assert [chunk for chunk, _ in index.search(query, 4)] == [12, 13]
+
+
+def test_vector_search_is_exactly_the_float32_scan_whatever_the_vectors() -> None:
+    """The int8 first pass may only prune rows that provably cannot make the top k."""
+    rng = np.random.default_rng(7)
+    isotropic = rng.standard_normal((3000, 64))
+    # Real embeddings crowd into a cone (e5's cosines mostly sit between 0.7 and 0.9), which
+    # packs many rows within the int8 error of the k-th best: the hard case for pruning.
+    crowded = rng.standard_normal(64) * 4 + rng.standard_normal((3000, 64))
+    for vectors in (isotropic, crowded):
+        vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+        documents = np.arange(len(vectors)) % 7
+        index = VectorIndex()
+        index.add(list(range(100, 2100)), documents[:2000].tolist(), vectors[:2000])
+        index.add(list(range(2100, 3100)), documents[2000:].tolist(), vectors[2000:])
+        for query in vectors[rng.choice(len(vectors), 20)] + rng.normal(0, 0.3, (20, 64)):
+            query = (query / np.linalg.norm(query)).astype(np.float32)
+            exact = vectors @ query
+            for scope in (None, [3], [0, 5]):
+                allowed = np.isin(documents, scope) if scope else np.ones(len(vectors), bool)
+                best = np.sort(exact[allowed])[::-1][:25]
+                found = index.search(query, 25, document_ids=scope)
+                rows = np.array([chunk - 100 for chunk, _ in found])
+                similarities = np.array([similarity for _, similarity in found])
+                # Compared by score: equal scores (there are some) may come in either order.
+                assert len(set(rows)) == len(rows)
+                assert allowed[rows].all()
+                assert np.allclose(similarities, exact[rows], atol=1e-6)
+                assert np.allclose(similarities, best, atol=1e-6)
+
+
+def test_vector_search_with_fewer_rows_in_scope_than_asked_for() -> None:
+    index = VectorIndex()
+    index.add([1, 2, 3], [1, 2, 2], np.eye(3, dtype=np.float32))
+    query = np.array([0.6, 0.8, 0], dtype=np.float32)
+    assert [chunk for chunk, _ in index.search(query, 10, document_ids=[2])] == [2, 3]
+    assert [chunk for chunk, _ in index.search(query, 10, document_ids=[9])] == []
+    assert [chunk for chunk, _ in index.search(query, 10)] == [2, 1, 3]
