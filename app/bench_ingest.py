@@ -78,7 +78,7 @@ async def bench_embedding(
         for attempt in range(repeats):
             if attempt:
                 await library.write(lambda store: store.db.execute("DELETE FROM vectors"))
-                library.vectors.replace_all(*await library.read(lambda store: store.all_vectors()))
+                await library.reload_vectors()
             started = time.perf_counter()
             await asyncio.to_thread(_embed_raw, raw, texts)
             measure.baseline.append(len(texts) / (time.perf_counter() - started))

@@ -167,7 +167,8 @@ def retrieval_plots(results: dict[str, Any], out: Path) -> list[Path]:
     curves: list[Series] = [
         (label, route, [(row["chunks"], row[key]) for row in rows if key in row])
         for label, route, key in (
-            ("Docent hybrid (embed + FTS5 + vectors)", "local", "hybrid_p95_ms"),
+            ("Docent hybrid + query embedding", "local", "embedded_p95_ms"),
+            ("Docent hybrid (FTS5 + vectors)", "local", "hybrid_p95_ms"),
             ("Docent vector k-NN", "cache", "vector_p95_ms"),
             ("plain FTS5 BM25", "fallback", "fts5_p95_ms"),
             ("sqlite-vec vec0 k-NN", "cloud", "sqlite_vec_p95_ms"),
