@@ -5,30 +5,90 @@ ratio >= 0.95, TTFT within 30 ms), and the router's decision (< 10 ms). Cloud: D
 (MCP client -> `docent gateway` over stdio -> the provider) versus one direct httpx streaming call
 to the same OpenAI-compatible endpoint (TTFT within 15 ms). Runs alternate and are paired, so the
 machine's drift cancels.
+
+A model's own TTFT varies by far more than 15 ms, so the cloud route is also measured on a
+reference provider with a fixed pace (this module, `python -m app.bench_overhead serve PORT`): a
+real OpenAI-compatible streaming server on loopback, whose first token always comes after
+PACED_FIRST_TOKEN_MS. What is left of the difference is Docent's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import httpx
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import StreamingResponse
+from starlette.routing import Route
 
 from app.bench import Measure, bench_generation, bench_router
 from app.bench_inference import filler, one_request
 from app.bootstrap import Docent
+from app.cloud.pricing import PriceTable
+from app.cloud.routes import CloudRoutes
 from app.llm.engine import ChatEngine, GenerationRequest
+from app.processes import free_loopback_port, serving
 from app.secrets import provider_key
+from app.settings import CloudSettings, ProviderSettings
+
+# The reference provider's pace: a fast cloud model's first token, then one token every 10 ms.
+PACED_FIRST_TOKEN_MS, PACED_INTERVAL_MS = 100, 10
+PACED_MODEL = "paced/reference"
+
+
+def paced_provider() -> Starlette:
+    """An OpenAI-compatible /v1/chat/completions that streams `max_tokens` words at a fixed pace."""
+
+    async def completions(request: Request) -> StreamingResponse:
+        body = await request.json()
+        count = int(body.get("max_tokens") or 16)
+
+        def event(choice: dict[str, Any], **extra: Any) -> str:
+            return f"data: {json.dumps({'model': body['model'], 'choices': [choice], **extra})}\n\n"
+
+        async def events() -> AsyncIterator[str]:
+            await asyncio.sleep(PACED_FIRST_TOKEN_MS / 1000)
+            for index in range(count):
+                if index:
+                    await asyncio.sleep(PACED_INTERVAL_MS / 1000)
+                yield event({"index": 0, "delta": {"content": f"word{index} "}})
+            usage = {"prompt_tokens": 1, "completion_tokens": count, "total_tokens": count + 1}
+            yield event({"index": 0, "delta": {}, "finish_reason": "length"}, usage=usage)
+            yield "data: [DONE]\n\n"
+
+        return StreamingResponse(events(), media_type="text/event-stream")
+
+    return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
+
+
+@contextmanager
+def paced_provider_process(log: Path) -> Iterator[str]:
+    """The reference provider in a process of its own; yields its base URL."""
+    port = free_loopback_port()
+    command = [sys.executable, "-m", "app.bench_overhead", "serve", str(port)]
+    with serving(command, "Uvicorn running on", log, timeout_s=60):
+        yield f"http://127.0.0.1:{port}/v1"
 
 
 async def direct_ttft(
-    base_url: str, model: str, key: str | None, request: GenerationRequest
+    client: httpx.AsyncClient,
+    base_url: str,
+    model: str,
+    key: str | None,
+    request: GenerationRequest,
 ) -> float:
-    """Time to the first content delta of one streaming call, made directly with httpx."""
+    """Time to the first content delta of one streaming call, made directly with httpx (on a
+    client kept open, as the gateway keeps its own: no TLS set-up or connection in the time)."""
     body = {
         "model": model,
         "messages": [{"role": m.role, "content": m.content} for m in request.messages],
@@ -38,12 +98,9 @@ async def direct_ttft(
     }
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     started = time.perf_counter()
-    async with (
-        httpx.AsyncClient(timeout=300) as client,
-        client.stream(
-            "POST", f"{base_url}/chat/completions", json=body, headers=headers
-        ) as response,
-    ):
+    async with client.stream(
+        "POST", f"{base_url}/chat/completions", json=body, headers=headers
+    ) as response:
         async for line in response.aiter_lines():
             if not line.startswith("data:") or line[5:].strip() == "[DONE]":
                 continue
@@ -57,11 +114,12 @@ async def cloud_overhead(
     engine: ChatEngine,
     direct: Callable[[GenerationRequest], Any],
     pairs: Sequence[tuple[GenerationRequest, GenerationRequest]],
+    label: str,
 ) -> Measure:
     """Each side gets its own prompt of the same length: a provider that caches prompts (llama.cpp
     does) must not hand one side the other's prefill."""
     measure = Measure(
-        f"cloud TTFT through the gateway ({engine.model})",
+        f"cloud TTFT through the gateway ({label})",
         "s",
         baseline_name="direct httpx stream",
         target="within 15 ms",
@@ -102,20 +160,65 @@ async def bench_overhead(docent: Docent, *, quick: bool) -> list[Any]:
     print("local: Docent vs llama-cpp-python …", flush=True)
     measures = list(await bench_generation(docent, requests))
     measures.append(bench_router(ROUTER_QUESTIONS * 50, 3))
-    await docent.start_cloud()
-    if docent.cloud is not None:
-        await docent.cloud.settled()
-        secrets = await docent.secret_store()
-        providers = {p.name: p for p in docent.settings.cloud.providers}
-        for model in docent.cloud.models():
-            name, _, provider_model = model.model.partition("/")
-            provider = providers.get(name)
-            if provider is None or not model.healthy:
-                continue  # only gateway routes have a direct endpoint to compare with
-            key = await asyncio.to_thread(secrets.get, provider_key(name))
-            print(f"cloud: {model.model} via the gateway vs direct …", flush=True)
-
-            direct = partial(direct_ttft, provider.base_url, provider_model, key)
-            engine = docent.cloud.engine(model.model)
-            measures.append(await cloud_overhead(engine, direct, pairs))
+    async with httpx.AsyncClient(timeout=300) as client:
+        print("cloud: the gateway vs direct, on the paced reference provider …", flush=True)
+        measures.append(await reference_overhead(docent, client, pairs))
+        measures += await configured_overhead(docent, client, pairs)
     return measures
+
+
+async def configured_overhead(
+    docent: Docent,
+    client: httpx.AsyncClient,
+    pairs: Sequence[tuple[GenerationRequest, GenerationRequest]],
+) -> list[Measure]:
+    """Every healthy provider the user configured, through the gateway and directly."""
+    await docent.start_cloud()
+    if docent.cloud is None:
+        return []
+    await docent.cloud.settled()
+    secrets = await docent.secret_store()
+    providers = {p.name: p for p in docent.settings.cloud.providers}
+    measures = []
+    for model in docent.cloud.models():
+        name, _, provider_model = model.model.partition("/")
+        provider = providers.get(name)
+        if provider is None or not model.healthy:
+            continue  # only gateway routes have a direct endpoint to compare with
+        key = await asyncio.to_thread(secrets.get, provider_key(name))
+        print(f"cloud: {model.model} via the gateway vs direct …", flush=True)
+        direct = partial(direct_ttft, client, provider.base_url, provider_model, key)
+        engine = docent.cloud.engine(model.model)
+        measures.append(await cloud_overhead(engine, direct, pairs, model.model))
+    return measures
+
+
+async def reference_overhead(
+    docent: Docent,
+    client: httpx.AsyncClient,
+    pairs: Sequence[tuple[GenerationRequest, GenerationRequest]],
+) -> Measure:
+    provider, _, model = PACED_MODEL.partition("/")
+    with (
+        tempfile.TemporaryDirectory(prefix="docent-bench-") as folder,
+        paced_provider_process(Path(folder) / "provider.log") as base_url,
+    ):
+        reference = CloudSettings(
+            providers=[ProviderSettings(name=provider, base_url=base_url, models=[model])]
+        )
+        prices = await asyncio.to_thread(PriceTable.load, docent.paths.config_dir)
+        routes = await CloudRoutes.open(reference, await docent.secret_store(), prices)
+        try:
+            await routes.settled()
+            direct = partial(direct_ttft, client, base_url, model, None)
+            label = f"paced reference: first token after {PACED_FIRST_TOKEN_MS} ms"
+            return await cloud_overhead(routes.engine(PACED_MODEL), direct, pairs, label)
+        finally:
+            await routes.close()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["serve"]:
+        import uvicorn
+
+        uvicorn.run(paced_provider(), host="127.0.0.1", port=int(sys.argv[2]))
