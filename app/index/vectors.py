@@ -27,6 +27,7 @@ _blas_limited = False
 
 # Float32 rounding in the bound arithmetic itself, far above its real size (~1e-7).
 _ROUNDING_SLACK = 1e-5
+_QUANTIZE_BLOCK = 8192  # rows
 
 
 def _limit_blas_threads() -> None:
@@ -48,13 +49,26 @@ class Quantized:
     @classmethod
     def of(cls, vectors: np.ndarray) -> Quantized:
         vectors = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
-        peaks = np.abs(vectors).max(axis=1, initial=0)
-        scales = np.where(peaks > 0, peaks / 127, 1).astype(np.float32)
-        codes = np.rint(vectors / scales[:, None]).astype(np.int8)
-        approximations = codes * scales[:, None]
-        norms = np.linalg.norm(approximations, axis=1).astype(np.float32)
-        errors = np.linalg.norm(vectors - approximations, axis=1).astype(np.float32)
-        return cls(codes, scales, norms, errors)
+        count = len(vectors)
+        quantized = cls(
+            np.empty(vectors.shape, np.int8),
+            np.empty(count, np.float32),
+            np.empty(count, np.float32),
+            np.empty(count, np.float32),
+        )
+        # A block at a time: whole-matrix temporaries were three times the vectors' size.
+        for start in range(0, count, _QUANTIZE_BLOCK):
+            block = vectors[start : start + _QUANTIZE_BLOCK]
+            peaks = np.abs(block).max(axis=1, initial=0)
+            scales = np.where(peaks > 0, peaks / 127, 1).astype(np.float32)
+            codes = np.rint(block / scales[:, None]).astype(np.int8)
+            approximations = codes * scales[:, None]
+            rows = slice(start, start + len(block))
+            quantized.codes[rows] = codes
+            quantized.scales[rows] = scales
+            quantized.norms[rows] = np.linalg.norm(approximations, axis=1)
+            quantized.errors[rows] = np.linalg.norm(block - approximations, axis=1)
+        return quantized
 
     def rows(self, selection: slice | np.ndarray) -> Quantized:
         return Quantized(*(array[selection] for array in self._arrays()))
