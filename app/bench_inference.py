@@ -37,7 +37,13 @@ _SENTENCES = (
 )
 
 
-def filler(tokens: int, variant: int, max_tokens: int) -> GenerationRequest:
+def filler(
+    tokens: int,
+    variant: int,
+    max_tokens: int,
+    system: str = "Answer from the sources in one short sentence.",
+    ask: str = "Question: How long are invoices kept?",
+) -> GenerationRequest:
     """A document-QA prompt of about `tokens` tokens (about 17 tokens a sentence).
 
     Each variant differs from its first user token on, so no request reuses another's KV cache
@@ -47,11 +53,8 @@ def filler(tokens: int, variant: int, max_tokens: int) -> GenerationRequest:
     text = " ".join(_SENTENCES[(i + variant) % len(_SENTENCES)] for i in range(count))
     return GenerationRequest(
         [
-            Message("system", "Answer from the sources in one short sentence."),
-            Message(
-                "user",
-                f"Case {variant}. Sources:\n{text}\n\nQuestion: How long are invoices kept?",
-            ),
+            Message("system", system),
+            Message("user", f"Case {variant}. Sources:\n{text}\n\n{ask}"),
         ],
         max_tokens=max_tokens,
         temperature=0.0,

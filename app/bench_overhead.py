@@ -21,7 +21,6 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -35,9 +34,7 @@ from starlette.routing import Route
 from app.bench import Measure, bench_generation, bench_router
 from app.bench_inference import filler, one_request
 from app.bootstrap import Docent
-from app.cloud.pricing import PriceTable
-from app.cloud.routes import CloudRoutes
-from app.llm.engine import ChatEngine, GenerationRequest, Message
+from app.llm.engine import ChatEngine, GenerationRequest
 from app.processes import free_loopback_port, serving
 from app.secrets import provider_key
 from app.settings import CloudSettings, ProviderSettings
@@ -152,10 +149,9 @@ ROUTER_QUESTIONS = (
 def recital(tokens: int, variant: int, max_tokens: int) -> GenerationRequest:
     """A filler prompt that asks for its sources back word for word: the answer runs to
     `max_tokens`, so decoding is timed over that many tokens (a one-sentence answer gave 15)."""
-    request = filler(tokens, variant, max_tokens)
-    user = request.messages[-1]
-    task = user.content.rsplit("Question:", 1)[0] + "Task: copy the sources out word for word."
-    return replace(request, messages=[Message("system", "Do the task."), Message("user", task)])
+    return filler(
+        tokens, variant, max_tokens, "Do the task.", "Task: copy the sources out word for word."
+    )
 
 
 async def bench_overhead(docent: Docent, *, quick: bool) -> list[Any]:
@@ -216,8 +212,7 @@ async def reference_overhead(
         reference = CloudSettings(
             providers=[ProviderSettings(name=provider, base_url=base_url, models=[model])]
         )
-        prices = await asyncio.to_thread(PriceTable.load, docent.paths.config_dir)
-        routes = await CloudRoutes.open(reference, await docent.secret_store(), prices)
+        routes = await docent.open_cloud_routes(reference)
         try:
             await routes.settled()
             direct = partial(direct_ttft, client, base_url, model, None)

@@ -26,7 +26,7 @@ from app.llm.local import LocalEngine, LocalModelConfig
 from app.paths import Paths
 from app.routing import AutoPolicy, CloudModel
 from app.secrets import SecretStore
-from app.settings import LocalModelSettings, Settings
+from app.settings import CloudSettings, LocalModelSettings, Settings
 from app.workers import SerialWorker
 
 if TYPE_CHECKING:
@@ -99,13 +99,20 @@ class Docent:
             self.settings.cloud.providers or self.settings.cloud.servers
         ):
             return
+        self.cloud = await self.open_cloud_routes(self.settings.cloud, self._health_listener)
+
+    async def open_cloud_routes(
+        self, cloud: CloudSettings, listener: Callable[[Health], None] | None = None
+    ) -> CloudRoutes:
+        """Sessions to the routes `cloud` lists, with this Docent's keys and prices."""
         prices = await asyncio.to_thread(PriceTable.load, self.paths.config_dir)
         # Imported here, off the GUI thread: the MCP SDK is a large share of start-up, and a
         # user without cloud routes never needs it.
         routes = await asyncio.to_thread(importlib.import_module, "app.cloud.routes")
-        self.cloud = await routes.CloudRoutes.open(
-            self.settings.cloud, await self.secret_store(), prices, self._health_listener
+        opened: CloudRoutes = await routes.CloudRoutes.open(
+            cloud, await self.secret_store(), prices, listener
         )
+        return opened
 
     def cloud_models(self) -> list[CloudModel]:
         return self.cloud.models() if self.cloud else []

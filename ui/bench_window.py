@@ -89,8 +89,8 @@ class BenchmarkWindow(QDialog):
 
     async def close_async(self) -> None:
         """Stop a run in flight (its engine closes with it) and close."""
+        self.stop()
         if self.running is not None:
-            self.running.cancel()
             await asyncio.gather(self.running, return_exceptions=True)
         self.close()
 
