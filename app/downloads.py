@@ -9,6 +9,7 @@ usable. File writes and hashing run on the download's own thread; the event loop
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import hashlib
 import os
@@ -41,7 +42,7 @@ class DownloadProgress:
     verifying: bool = False  # hashing the part kept from an earlier attempt, before resuming
 
 
-Listener = Callable[[DownloadProgress], None]
+Listener = Callable[[DownloadProgress], None]  # always called on the event loop's thread
 
 
 def part_path(model: CatalogModel, models_dir: Path) -> Path:
@@ -199,10 +200,13 @@ async def _fetch(
     assert model.url is not None
     have = await worker.run(_prepare, model, models_dir)
     if have:
+        loop = asyncio.get_running_loop()
 
         def report(done: int) -> None:
+            # Hashing runs on the worker; listeners (progress bars) belong to the loop's thread.
             if progress:
-                progress(DownloadProgress(done, model.size, 0.0, verifying=True))
+                verifying = DownloadProgress(done, model.size, 0.0, verifying=True)
+                loop.call_soon_threadsafe(progress, verifying)
 
         await worker.run(part.hash_existing, report)
     started = time.monotonic()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -74,15 +75,20 @@ def test_a_cut_download_resumes_is_verified_and_the_app_switches_to_it_without_r
     paths = dataclasses.replace(Paths.from_environment(), models_dir=tmp_path / "models")
     catalog = Catalog((*Catalog.load().models, model))
     seen: list[DownloadProgress] = []
+    listened_on: set[int] = set()
     kept: list[int] = []
+
+    def listen(progress: DownloadProgress) -> None:
+        seen.append(progress)
+        listened_on.add(threading.get_ident())
 
     async def scenario() -> list[tuple[str, str]]:
         with pytest.raises(DownloadError, match=r"connection broke at (1\d\d|200) MB of 491 MB"):
-            await download(model, paths.models_dir, seen.append)
+            await download(model, paths.models_dir, listen)
         kept.append(part_path(model, paths.models_dir).stat().st_size)
         assert 150_000_000 < kept[0] <= 200_000_000
         assert not (paths.models_dir / model.file).exists()
-        path = await download(model, paths.models_dir, seen.append)
+        path = await download(model, paths.models_dir, listen)
         assert path == paths.models_dir / model.file
 
         # A short prompt: prefill dominates the time to the first token on a CPU.
@@ -105,6 +111,8 @@ def test_a_cut_download_resumes_is_verified_and_the_app_switches_to_it_without_r
     answered = run(scenario())
     assert server.requests == [("served-qwen", None), ("served-qwen", f"bytes={kept[0]}-")]
     assert any(p.verifying for p in seen)  # the kept part was hashed before resuming
+    # Listeners drive progress bars: never called from the hashing or writing thread.
+    assert listened_on == {threading.get_ident()}
     downloaded = [p for p in seen if not p.verifying]
     assert downloaded[-1].done == downloaded[-1].total == model.size
     assert all(p.bytes_per_s > 0 for p in downloaded)
