@@ -9,7 +9,6 @@ usable. File writes and hashing run on the download's own thread; the event loop
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import hashlib
 import os
@@ -104,13 +103,12 @@ class _PartFile:
         self.size = 0
         self._handle: IO[bytes] | None = None
 
-    def hash_existing(self, report: Callable[[int], None]) -> int:
+    def hash_existing(self, report: Callable[[int], None]) -> None:
         with self.path.open("rb") as handle:
             while block := handle.read(8 << 20):
                 self.digest.update(block)
                 self.size += len(block)
                 report(self.size)
-        return self.size
 
     def restart(self) -> None:
         self.close()
@@ -200,15 +198,10 @@ async def _fetch(
     assert model.url is not None
     have = await worker.run(_prepare, model, models_dir)
     if have:
-        loop = asyncio.get_running_loop()
-
-        def report(done: int) -> None:
-            # Hashing runs on the worker; listeners (progress bars) belong to the loop's thread.
+        # Hashed on the worker, reported on the loop's thread: listeners drive progress bars.
+        async for hashed in worker.stream(part.hash_existing):
             if progress:
-                verifying = DownloadProgress(done, model.size, 0.0, verifying=True)
-                loop.call_soon_threadsafe(progress, verifying)
-
-        await worker.run(part.hash_existing, report)
+                progress(DownloadProgress(hashed, model.size, 0.0, verifying=True))
     started = time.monotonic()
     reported = 0.0
     headers = {"Range": f"bytes={have}-"} if have else {}

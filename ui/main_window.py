@@ -35,7 +35,6 @@ from app.index import EmbeddingProgress
 from app.llm.engine import CancelToken
 from app.routing import Route
 from app.watch import FolderChanges, FolderWatch
-from ui.bench_window import BenchmarkWindow
 from ui.conversation import ConversationPanel
 from ui.documents_panel import DocumentsPanel
 from ui.first_run import FirstRunDialog
@@ -46,6 +45,7 @@ from ui.settings_dialog import SettingsDialog
 from ui.window_state import WindowState
 
 if TYPE_CHECKING:
+    from ui.bench_window import BenchmarkWindow
     from ui.model_manager import ModelManager
 
 
@@ -330,6 +330,9 @@ class MainWindow(QMainWindow):
     def open_benchmark(self) -> BenchmarkWindow:
         """One Benchmark window, kept while the main window lives (with its last results)."""
         if self.benchmark is None:
+            # Loaded when first opened: QtCharts and the bench suites cost every start-up ~20 ms.
+            from ui.bench_window import BenchmarkWindow
+
             self.benchmark = BenchmarkWindow(self.docent, self)
         self.benchmark.show()
         return self.benchmark
