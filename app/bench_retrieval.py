@@ -195,7 +195,7 @@ async def bench_size(
             started = time.perf_counter()
             await asyncio.to_thread(library.vectors.search, query, CANDIDATES)
             _timed_ms(vector, started)
-        ids, _, matrix = await library.read(lambda store: store.all_vectors())
+        ids, _, matrix, _ = await library.read(lambda store: store.all_vectors())
     finally:
         await library.close()
     sqlite_vec: list[float] = []

@@ -17,17 +17,17 @@ from app.answering import Answerer
 from app.catalog import Catalog, ModelError, Progress, ensure_model
 from app.cloud.health import Health
 from app.cloud.pricing import PriceTable
-from app.documents.render import RenderedPage, render_page
+from app.documents.reader import DocumentReader, ReadLimits
+from app.documents.render import RenderedPage
 from app.embeddings import E5Embedder, Embedder
 from app.index import Library
-from app.ingest import Ingestor
+from app.intake import Intake
 from app.llm.engine import EngineError
 from app.llm.local import LocalEngine, LocalModelConfig
 from app.paths import Paths
 from app.routing import AutoPolicy, CloudModel
 from app.secrets import SecretStore
 from app.settings import CloudSettings, LocalModelSettings, Settings
-from app.workers import SerialWorker
 
 if TYPE_CHECKING:
     from app.cloud.routes import CloudRoutes
@@ -47,7 +47,9 @@ class Docent:
         self.settings = settings
         self.catalog = catalog or Catalog.load()
         self.library = Library(paths.database, self.embedder_factory() if embeddings else None)
-        self.ingestor = Ingestor(self.library)
+        limits = ReadLimits.from_settings(settings.library)
+        self.reader = DocumentReader(limits)
+        self.intake = Intake(self.library, self.reader)
         self._engine: LocalEngine | None = None
         self._answerer: Answerer | None = None
         self.cloud: CloudRoutes | None = None
@@ -56,7 +58,8 @@ class Docent:
         self._cache = AnswerCache(settings.routing.cache_ttl_s)
         self._spent_this_month: float | None = None
         self._model_notice: str | None = None
-        self._renderer = SerialWorker("render")  # PyMuPDF is not thread-safe: one thread
+        # Its own reader process, so a preview never waits behind a long document being indexed.
+        self._previewer = DocumentReader(limits, name="preview")
 
     @classmethod
     def from_environment(cls, *, embeddings: bool = True) -> Docent:
@@ -95,6 +98,7 @@ class Docent:
         """Open a session to every configured cloud route (seconds for a stdio server: at
         start-up, not per question). `listener` hears every health change."""
         self._health_listener = listener or self._health_listener
+        self._cloud_wanted = True
         if self.cloud is not None or not (
             self.settings.cloud.providers or self.settings.cloud.servers
         ):
@@ -212,7 +216,7 @@ class Docent:
     async def render_page(
         self, path: Path, page: int, zoom: float = 1.5, passage: str = ""
     ) -> RenderedPage:
-        return await self._renderer.run(render_page, path, page, zoom, passage)
+        return await self._previewer.render(path, page, zoom, passage)
 
     async def apply_settings(self, settings: Settings) -> None:
         """Use new settings from now on: a changed local model reloads at the next question,
@@ -223,6 +227,7 @@ class Docent:
             self.settings.secrets,
         )
         self.settings = settings
+        self.reader.limits = ReadLimits.from_settings(settings.library)
         self._answerer = None  # rebuilt at the next question, around the new settings
         self._cache = AnswerCache(settings.routing.cache_ttl_s)
         if reload and self._engine is not None:
@@ -245,7 +250,9 @@ class Docent:
             await self.cloud.close()
         if self._engine is not None:
             await self._engine.close()
-        self._renderer.shutdown()
+        await self.intake.close()
+        await self.reader.close()
+        await self._previewer.close()
         await self.library.close()
 
 

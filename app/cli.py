@@ -28,7 +28,14 @@ from app.catalog import ensure_model
 from app.errors import DocentError
 from app.evaluation import MODES, evaluate, load_questions, table
 from app.index import DocumentInfo, EmbeddingProgress
-from app.ingest import FileFailed, FileIndexed, FileSkipped, FileStarted, PagesParsed
+from app.intake import (
+    EmbeddingFailed,
+    FileFailed,
+    FileIndexed,
+    FileSkipped,
+    FileStarted,
+    PagesParsed,
+)
 from app.llm.engine import CancelToken
 from app.routing import Route
 
@@ -225,9 +232,9 @@ class _Progress:
 
 async def _index(docent: Docent, paths: list[Path], *, embed: bool) -> int:
     progress = _Progress()
-    indexed = skipped = failed = 0
+    indexed = skipped = failed = embedded = 0
     position = ""
-    async for event in docent.ingestor.index(paths):
+    async for event in docent.intake.index(paths, embed=embed):
         match event:
             case FileStarted(path=path, position=number, total=total):
                 position = f"[{number}/{total}]"
@@ -240,19 +247,18 @@ async def _index(docent: Docent, paths: list[Path], *, embed: bool) -> int:
                 progress.line(f"{position} indexed {path}: {pages} pages, {chunks} chunks{suffix}")
             case FileSkipped(path=path, reason=reason):
                 skipped += 1
-                progress.line(f"{position} skipped {path}: {reason}")
+                progress.line(f"{position} skipped {path}: {reason}".lstrip())
             case FileFailed(path=path, reason=reason):
                 failed += 1
                 progress.line(f"{position} error: {path}: {reason}".lstrip())
-    if embed:
-
-        def on_embedding(state: EmbeddingProgress) -> None:
-            progress.update(f"embedding: {state.done}/{state.total} chunks")
-
-        embedded = await docent.library.embed_pending(on_embedding)
-        if embedded:
-            progress.line(f"embedded {embedded} chunks: semantic search is up to date")
-    elif pending := await docent.library.pending_embeddings():
+            case EmbeddingProgress(done=done, total=total):
+                embedded = done
+                progress.update(f"embedding: {done}/{total} chunks")
+            case EmbeddingFailed(reason=reason):
+                progress.line(f"error: {reason}")
+    if embedded:
+        progress.line(f"embedded {embedded} chunks: semantic search is up to date")
+    elif not embed and (pending := await docent.library.pending_embeddings()):
         progress.line(f"{pending} chunks wait for embedding (run `docent index` again to finish)")
     progress.line(f"{indexed} indexed, {skipped} unchanged, {failed} failed")
     return 1 if failed and not indexed and not skipped else 0
@@ -365,10 +371,9 @@ async def _eval(docent: Docent, arguments: argparse.Namespace) -> int:
     if documents is None and arguments.qa is None:
         documents = [Path(str(resources.files("resources").joinpath("sample")))]
     if documents:
-        async for event in docent.ingestor.index(documents):
+        async for event in docent.intake.index(documents, embed=True):
             if isinstance(event, FileFailed):
                 raise UsageError(f"cannot index {event.path}: {event.reason}")
-        await docent.library.embed_pending()
     # Every mode answers every question itself: no answer may come from another mode's cache.
     await docent.apply_settings(
         docent.settings.model_copy(

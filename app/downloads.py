@@ -23,7 +23,7 @@ import httpx
 
 from app.catalog import CatalogModel, stamp_path, write_stamp
 from app.errors import DocentError
-from app.workers import SerialWorker
+from app.workers import Emitter, SerialWorker
 
 PROGRESS_INTERVAL = 0.1  # seconds between two progress reports
 WRITE_SIZE = 1 << 20  # bytes handed to the download's thread at once (one hop per 64 KiB is slow)
@@ -103,7 +103,7 @@ class _PartFile:
         self.size = 0
         self._handle: IO[bytes] | None = None
 
-    def hash_existing(self, report: Callable[[int], None]) -> None:
+    def hash_existing(self, report: Emitter[int]) -> None:
         with self.path.open("rb") as handle:
             while block := handle.read(8 << 20):
                 self.digest.update(block)

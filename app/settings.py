@@ -197,6 +197,26 @@ class LibrarySettings(_Section):
         description="Folders whose documents are indexed, re-indexed and removed as they change "
         "(also changes made while Docent was closed).",
     )
+    parse_timeout_s: float = Field(
+        120.0,
+        ge=5.0,
+        le=86400.0,
+        description="Longest time one document may take to read; then it fails and the next "
+        "one is read.",
+    )
+    parse_memory_mb: int = Field(
+        1024,
+        ge=256,
+        le=1048576,
+        description="Most memory the document reader may use for one document.",
+    )
+    max_unpacked_mb: int = Field(
+        100,
+        ge=1,
+        le=1048576,
+        description="Most an archive-based document (EPUB, XPS) may inflate to when it "
+        "inflates far beyond its packed size (a zip bomb).",
+    )
 
     @field_validator("watched_folders")
     @classmethod

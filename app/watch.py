@@ -4,7 +4,7 @@ At start-up `pending()` compares the folders with the index (it knows each docum
 time and content hash): that catches changes made while Docent was closed. Then `changes()`
 follows the folders live through watchfiles (Rust `notify`: inotify, FSEvents,
 ReadDirectoryChangesW; recursive; changes batched until the folder is quiet) on its own thread.
-The caller applies the work with the ingestor, which skips files whose content did not change.
+The intake applies the work; it skips files whose content did not change.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pathlib import Path
 import watchfiles
 
 from app.documents import EXTENSIONS
+from app.folders import collect_files
 from app.index import DocumentInfo, Library
-from app.ingest import collect_files
 from app.workers import SerialWorker
 
 
@@ -27,6 +27,7 @@ from app.workers import SerialWorker
 class FolderChanges:
     index: list[Path] = field(default_factory=list)  # new or changed files
     remove: list[str] = field(default_factory=list)  # indexed paths whose file is gone
+    skipped: list[tuple[Path, str]] = field(default_factory=list)  # links leading out, loops
 
     def __bool__(self) -> bool:
         return bool(self.index or self.remove)
@@ -53,7 +54,8 @@ def _watched(path: Path, folders: Sequence[Path]) -> bool:
 
 def _scan(folders: Sequence[Path], documents: list[DocumentInfo]) -> FolderChanges:
     """Runs off the loop: walks the folders and stats every file."""
-    files, _ = collect_files(folders)
+    collected = collect_files(folders)
+    files = collected.files
     known = {document.path: document for document in documents}
     index = []
     for path in files:
@@ -73,28 +75,27 @@ def _scan(folders: Sequence[Path], documents: list[DocumentInfo]) -> FolderChang
         for document in documents
         if document.path not in present and _watched(Path(document.path), folders)
     ]
-    return FolderChanges(index, remove)
+    return FolderChanges(index, remove, collected.skipped)
 
 
 def _batch(
     changed: Iterable[Path], folders: Sequence[Path], documents: list[DocumentInfo]
 ) -> FolderChanges:
     """Runs off the loop: one batch of file system events as index work."""
-    index: list[Path] = []
+    present: list[Path] = []
     remove: list[str] = []
     for path in sorted(set(changed)):
-        if path.is_dir():
-            index += collect_files([path])[0]  # a folder moved or copied in
-        elif path.is_file():
-            if _watched(path, folders):
-                index.append(path)
-        else:  # deleted or moved away: a file, or a folder with documents inside
+        if path.is_dir() or (path.is_file() and _watched(path, folders)):
+            present.append(path)  # a file, or a folder moved or copied in
+        elif not path.exists():  # deleted or moved away: a file, or a folder of documents
             remove += [
                 document.path
                 for document in documents
                 if Path(document.path) == path or Path(document.path).is_relative_to(path)
             ]
-    return FolderChanges(list(dict.fromkeys(index)), list(dict.fromkeys(remove)))
+    # The start-up scan's rule: nothing reached through a link out of the folders.
+    collected = collect_files(present, within=folders)
+    return FolderChanges(collected.files, list(dict.fromkeys(remove)), collected.skipped)
 
 
 class FolderWatch:

@@ -10,7 +10,7 @@ import functools
 import threading
 from collections.abc import AsyncGenerator, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Generic, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -18,6 +18,24 @@ T = TypeVar("T")
 
 class StreamClosed(Exception):
     """Raised inside a producer when nobody listens to its stream any more."""
+
+
+class Emitter(Generic[T]):
+    """What a stream's producer calls with each item; `closed` lets a producer that waits on
+    something else (a child process) notice that nobody listens before it has an item."""
+
+    def __init__(self, send: Callable[[T], None], closed: threading.Event) -> None:
+        self._send = send
+        self._closed = closed
+
+    def __call__(self, item: T) -> None:
+        if self._closed.is_set():
+            raise StreamClosed
+        self._send(item)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
 
 
 class SerialWorker:
@@ -33,9 +51,7 @@ class SerialWorker:
             self._executor, functools.partial(function, *args, **kwargs)
         )
 
-    async def stream(
-        self, producer: Callable[[Callable[[T], None]], None]
-    ) -> AsyncGenerator[T, None]:
+    async def stream(self, producer: Callable[[Emitter[T]], None]) -> AsyncGenerator[T, None]:
         """Run `producer(emit)` on the worker thread; yield each emitted item on the event loop.
 
         Items cross with call_soon_threadsafe, so the loop never blocks. When the consumer stops
@@ -49,10 +65,7 @@ class SerialWorker:
         def send(kind: str, value: object) -> None:
             loop.call_soon_threadsafe(queue.put_nowait, (kind, value))
 
-        def emit(item: T) -> None:
-            if closed.is_set():
-                raise StreamClosed
-            send("item", item)
+        emit = Emitter[T](lambda item: send("item", item), closed)
 
         def pump() -> None:
             try:

@@ -9,7 +9,7 @@ from PySide6.QtGui import QBrush, QContextMenuEvent
 from PySide6.QtWidgets import QAbstractItemView, QMenu, QTreeWidget, QTreeWidgetItem
 
 from app.index import DocumentInfo
-from app.ingest import FileFailed, FileIndexed, FileSkipped, FileStarted, IngestEvent, PagesParsed
+from app.intake import FileFailed, FileIndexed, FileSkipped, FileStarted, IngestEvent, PagesParsed
 from ui.theme import error_colour
 
 NAME, PAGES, CHUNKS, STATUS = range(4)

@@ -28,13 +28,28 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.answering import Finished, Source, Token
+from app.answering import Failed, Finished, Source, Token
 from app.bootstrap import Docent
 from app.cloud.health import Health, HealthState
 from app.index import EmbeddingProgress
+from app.intake import (
+    BatchFinished,
+    EmbeddingFailed,
+    FileFailed,
+    FileIndexed,
+    FileRemoved,
+    FileSkipped,
+    FileStarted,
+    FoldersChanged,
+    Idle,
+    IntakeEvent,
+    LibraryChanged,
+    PagesParsed,
+    WatchProblem,
+)
 from app.llm.engine import CancelToken
 from app.routing import Route
-from app.watch import FolderChanges, FolderWatch
+from app.watch import FolderWatch
 from ui.conversation import ConversationPanel
 from ui.documents_panel import DocumentsPanel
 from ui.first_run import FirstRunDialog
@@ -161,8 +176,15 @@ class MainWindow(QMainWindow):
         self._cancel: CancelToken | None = None
         self.indexing: asyncio.Task[None] | None = None
         self.answering: asyncio.Task[None] | None = None
-        self.watching: asyncio.Task[None] | None = None
-        self.folder_watch: FolderWatch | None = None
+        # What the window has shown of the intake: batches up to this one, and the embedding
+        # that followed them (add_paths' tasks end there).
+        self._shown = asyncio.Condition()
+        self._shown_batch = 0
+        self._finished_batch = 0
+        # Subscribed now, so no event is missed; read by a task started from the loop (qasync
+        # drops callbacks that come due while it is stopped, as between a test's steps).
+        self._intake_events = docent.intake.subscribe()
+        self._following: asyncio.Task[None] | None = None
 
     # --- background work -----------------------------------------------------------------
 
@@ -170,7 +192,17 @@ class MainWindow(QMainWindow):
         task = asyncio.ensure_future(work)
         self._tasks.add(task)  # referenced until done, so it cannot be collected mid-flight
         task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._report_failure)
         return task
+
+    def _report_failure(self, task: asyncio.Task[None]) -> None:
+        """A background task that failed says why, instead of leaving the window as it was."""
+        if not task.cancelled() and (error := task.exception()) is not None:
+            self.statusBar().showMessage(f"Failed: {error}")
+
+    @property
+    def folder_watch(self) -> FolderWatch | None:
+        return self.docent.intake.folder_watch
 
     async def wait_for_tasks(self) -> None:
         while self._tasks:
@@ -190,6 +222,10 @@ class MainWindow(QMainWindow):
         for task in list(self._tasks):
             task.cancel()
         await self.wait_for_tasks()
+        if self._following is not None:
+            self._following.cancel()
+            await asyncio.gather(self._following, return_exceptions=True)
+        self._intake_events.close()
 
     async def refresh(self) -> None:
         documents = await self.docent.library.documents()
@@ -222,6 +258,7 @@ class MainWindow(QMainWindow):
         """Check the chat model, show the library, restore the scope and connect the cloud
         routes; on the very first run, index the guide and (unless `welcome` is False: a
         script or a test that drives the window) show the first-run screen beside it."""
+        self._follow_intake()
         self._tell_model_notice(await self.docent.check_chat_model())
         await self.docent.start_cloud(self._show_cloud_state)
         self._show_cloud_state()
@@ -268,39 +305,67 @@ class MainWindow(QMainWindow):
             self.add_paths([Path(name) for name in files])
 
     def add_paths(self, paths: Sequence[Path], *, force: bool = False) -> asyncio.Task[None]:
+        """Index files and folders; the task ends once the window shows them indexed and
+        embedded."""
         for path in paths:
             self.documents.row(path)
-        previous = self.indexing
-        self.indexing = self._spawn(self._index(list(paths), previous, force))
+        batch = self.docent.intake.add(paths, force=force)
+        self.indexing = self._spawn(self._until_shown(batch))
         return self.indexing
 
     def remove(self, paths: Sequence[str]) -> asyncio.Task[None]:
         return self._spawn(self._remove(list(paths)))
 
     async def _remove(self, paths: list[str]) -> None:
-        by_path = {d.path: d for d in await self.docent.library.documents()}
-        for path in paths:
-            if (document := by_path.get(path)) is not None:
-                await self.docent.library.remove(document.id)
-            self.documents.forget(path)
+        self._follow_intake()
+        await self.docent.intake.remove(paths)
         self.statusBar().showMessage(f"Removed {len(paths)} document(s).", 5000)
 
-    async def _index(
-        self, paths: list[Path], previous: asyncio.Task[None] | None, force: bool
-    ) -> None:
-        if previous is not None:
-            await asyncio.gather(previous, return_exceptions=True)  # one batch after another
-        async for event in self.docent.ingestor.index(paths, force=force):
-            self.documents.apply(event)
-        await self.refresh()
+    async def _until_shown(self, batch: int) -> None:
+        self._follow_intake()
+        async with self._shown:
+            await self._shown.wait_for(lambda: self._shown_batch >= batch)
 
-        def show(progress: EmbeddingProgress) -> None:
-            if progress.total:
-                self.statusBar().showMessage(f"Embedding {progress.done}/{progress.total} chunks…")
+    def _follow_intake(self) -> None:
+        """Show what the intake does, whoever asked for it (a drop, a watched folder)."""
 
-        await self.docent.library.embed_pending(show)
-        await self.refresh()
-        self.statusBar().showMessage("Library up to date.", 5000)
+        async def follow() -> None:
+            async for event in self._intake_events:
+                try:
+                    await self._show(event)
+                except Exception as error:  # one event shown wrong stops nothing
+                    self.statusBar().showMessage(f"Failed to show indexing: {error}")
+
+        if self._following is None:
+            self._following = asyncio.ensure_future(follow())
+
+    async def _show(self, event: IntakeEvent) -> None:
+        match event:
+            case FileStarted() | PagesParsed() | FileIndexed() | FileSkipped() | FileFailed():
+                self.documents.apply(event)
+            case FileRemoved(path=path):
+                self.documents.forget(path)
+            case FoldersChanged(changes=changes, why=why):
+                self.statusBar().showMessage(f"{why}: {changes.describe()}…")
+                for path in changes.index:
+                    self.documents.row(path)
+            case WatchProblem(message=message):
+                self.statusBar().showMessage(message)
+            case BatchFinished(batch=batch, kind=kind):
+                self._finished_batch = batch
+                if kind == "sync":
+                    self.folders_synced.emit()
+            case LibraryChanged():
+                await self.refresh()
+            case EmbeddingProgress(done=done, total=total) if total:
+                self.statusBar().showMessage(f"Embedding {done}/{total} chunks…")
+            case EmbeddingFailed(reason=reason):
+                self.statusBar().showMessage(f"Semantic search is not up to date: {reason}")
+            case Idle():
+                self.statusBar().showMessage("Library up to date.", 5000)
+                async with self._shown:
+                    self._shown_batch = self._finished_batch
+                    self._shown.notify_all()
 
     def _tell_model_notice(self, notice: str | None) -> None:
         """The chosen chat model is missing or corrupt and the bundled one answers instead."""
@@ -343,48 +408,11 @@ class MainWindow(QMainWindow):
 
     # --- watched folders ---------------------------------------------------------------------
 
-    def watch_folders(self) -> asyncio.Task[None] | None:
+    def watch_folders(self) -> None:
         """Follow the watched folders from now on, after catching up with what changed there
         while Docent was closed; a new call (the settings changed) replaces the old watch."""
-        previous = self.watching
-        if previous is not None:
-            previous.cancel()
         folders = [Path(folder) for folder in self.docent.settings.library.watched_folders]
-        self.watching = self._spawn(self._watch(folders, previous)) if folders else None
-        return self.watching
-
-    async def _watch(self, folders: list[Path], previous: asyncio.Task[None] | None) -> None:
-        if previous is not None:
-            await asyncio.gather(previous, return_exceptions=True)  # its thread has stopped
-        watch = self.folder_watch = FolderWatch(self.docent.library, folders)
-        try:
-            if missing := await asyncio.to_thread(watch.missing):
-                names = ", ".join(str(folder) for folder in missing)
-                self.statusBar().showMessage(f"Watched folder not found: {names}")
-            self.sync_folders(await watch.pending(), "Changed while Docent was closed")
-            async for changes in watch.changes():
-                self.sync_folders(changes, "Changed in watched folders")
-        finally:
-            watch.close()
-
-    def sync_folders(self, changes: FolderChanges, why: str) -> asyncio.Task[None]:
-        """Remove and (re)index what changed, after any indexing already under way."""
-        if changes:
-            self.statusBar().showMessage(f"{why}: {changes.describe()}…")
-        for path in changes.index:
-            self.documents.row(path)
-        previous = self.indexing
-        self.indexing = self._spawn(self._sync(changes, previous))
-        return self.indexing
-
-    async def _sync(self, changes: FolderChanges, previous: asyncio.Task[None] | None) -> None:
-        if previous is not None:
-            await asyncio.gather(previous, return_exceptions=True)
-        if changes.remove:
-            await self._remove(changes.remove)
-        if changes.index:
-            await self._index(changes.index, None, False)
-        self.folders_synced.emit()
+        self.docent.intake.watch(folders)
 
     def open_settings(self) -> SettingsDialog:
         dialog = SettingsDialog(self.docent, self)
@@ -455,6 +483,10 @@ class MainWindow(QMainWindow):
                     self.token_shown.emit()
                 elif isinstance(event, Finished):
                     self.session.add(event.metrics)
+        except Exception as error:  # the model would not load, the library failed: say so
+            self._show_model_state()
+            self.conversation.apply(Failed(str(error), None))
+            self.statusBar().showMessage(f"The answer failed: {error}")
         finally:
             self.stop_button.setEnabled(False)
             self.answer_finished.emit()

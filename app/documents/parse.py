@@ -2,14 +2,16 @@
 
 Text formats are decoded here (MuPDF assumes UTF-8 and ignores `<meta charset>`), then laid out by
 MuPDF, so a page number means the same page in the index and in the preview. Pages are read one at
-a time and dropped, so memory stays flat on a 2,000-page PDF. PyMuPDF is not thread-safe: one
-document is only ever touched by the thread that opened it.
+a time and dropped, so memory stays flat on a 2,000-page PDF. MuPDF can hang, exhaust memory or
+crash on hostile files, so this module runs only in the reader's child process
+(`app.documents.worker`), never in the app's.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +23,18 @@ from app.documents.textcodec import NotTextError, decode_text
 from app.errors import DocentError
 
 MAX_TEXT_BYTES = 64 << 20
+# MuPDF lays out a run of text without a break point in time quadratic in its length (100 KB:
+# 22 s); a line break every this many characters keeps layout linear (100 KB: 0.18 s).
+LONGEST_RUN = 256
+_LONG_RUN = re.compile(rf"\S{{{LONGEST_RUN + 1},}}")
+_TAG_OR_LONG_RUN = re.compile(rf"(<[^>]*>)|[^\s<>]{{{LONGEST_RUN + 1},}}")
+# Deeper outlines are not tables of contents a reader uses, and MuPDF loads them recursively:
+# 100,000 levels overflow its stack (a crash), thousands overflow PyMuPDF's get_toc.
+MAX_OUTLINE_DEPTH = 64
+MAX_OUTLINE_ENTRIES = 50_000
+# An archive that inflates to more than max_unpacked is refused only when it also inflates to
+# this many times its packed size: images are stored packed, so a big comic inflates ~1x.
+BOMB_RATIO = 10
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 
@@ -48,6 +62,9 @@ def _text_flags() -> int:
 
 class DocumentError(DocentError):
     """A file cannot be indexed. The message names the cause in words a user understands."""
+
+
+UNUSABLE_OUTLINE = "its table of contents is unusable, so it was indexed without headings"
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +101,7 @@ class ParsedDocument:
     def pages(self) -> Iterator[PageText]:
         """Yield pages in order; raise DocumentError at the end when no page had any text."""
         toc_titles: dict[int, list[str]] = {}
-        for _level, title, page_number in self._doc.get_toc(simple=True):
+        for _level, title, page_number in self._toc():
             if page_number >= 1 and (clean := _normalise(title)):
                 toc_titles.setdefault(page_number, []).append(clean)
         heading: str | None = None
@@ -113,6 +130,18 @@ class ParsedDocument:
         if characters == 0:
             raise DocumentError(self._why_no_text())
 
+    def _toc(self) -> list[list[Any]]:
+        """The outline, or none when it cannot be read: the text matters more than headings."""
+        try:
+            toc: list[list[Any]] = self._doc.get_toc(simple=True)
+        except (RecursionError, RuntimeError, ValueError):
+            self.add_note(UNUSABLE_OUTLINE)
+            return []
+        return toc
+
+    def add_note(self, note: str) -> None:
+        self.note = "; ".join(filter(None, [self.note, note]))
+
     def _why_no_text(self) -> str:
         if any(self._doc.load_page(i).get_images() for i in range(self.page_count)):
             return (
@@ -122,8 +151,11 @@ class ParsedDocument:
         return "contains no text"
 
 
-def open_document(path: Path) -> ParsedDocument:
-    """Open a file for reading, or raise DocumentError saying exactly why it cannot be read."""
+def open_document(path: Path, *, max_unpacked: int | None = None) -> ParsedDocument:
+    """Open a file for reading, or raise DocumentError saying exactly why it cannot be read.
+
+    `max_unpacked` (bytes) refuses an EPUB or XPS that is a zip bomb before MuPDF inflates it.
+    """
     try:
         size = path.stat().st_size
         with path.open("rb") as handle:
@@ -144,7 +176,10 @@ def open_document(path: Path) -> ParsedDocument:
         raise DocumentError(str(error)) from None
 
     encoding: str | None = None
+    outline_note: str | None = None
     pymupdf = mupdf()
+    if max_unpacked is not None and detected.format in (Format.EPUB, Format.XPS):
+        _refuse_zip_bomb(path, size, max_unpacked)
     try:
         if detected.format.is_text:
             if size > MAX_TEXT_BYTES:
@@ -153,7 +188,10 @@ def open_document(path: Path) -> ParsedDocument:
                     f"({size / 2**20:.0f} MB; the limit is {MAX_TEXT_BYTES >> 20} MB)"
                 )
             text, encoding = _read_text(path, detected.format)
+            text = break_long_runs(text, markup=detected.format is not Format.TEXT)
             doc = pymupdf.open(stream=text.encode("utf-8"), filetype=detected.format.value)
+        elif detected.format is Format.PDF:
+            doc, outline_note = _open_pdf(path)
         else:
             doc = pymupdf.open(path, filetype=detected.format.value)
     except FileNotFoundError:
@@ -173,7 +211,7 @@ def open_document(path: Path) -> ParsedDocument:
         raise DocumentError(
             f"damaged or not a valid {detected.format.label} file (no readable pages)"
         )
-    note = detected.note
+    note = "; ".join(filter(None, [detected.note, outline_note])) or None
     if doc.is_repaired:
         note = "; ".join(filter(None, [note, "damaged file repaired: some text may be missing"]))
     title = _normalise((doc.metadata or {}).get("title") or "") or path.stem
@@ -186,6 +224,87 @@ def open_document(path: Path) -> ParsedDocument:
         encoding=encoding,
         _doc=doc,
     )
+
+
+def _refuse_zip_bomb(path: Path, size: int, max_unpacked: int) -> None:
+    """Sum the sizes the zip's directory declares (MuPDF inflates no further than they say)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            unpacked = sum(member.file_size for member in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError) as error:
+        raise DocumentError(f"damaged: not a readable zip archive ({error})") from None
+    if unpacked > max_unpacked and unpacked > BOMB_RATIO * size:
+        raise DocumentError(
+            f"too large when unpacked: {_megabytes(size)} inflate to {_megabytes(unpacked)} "
+            f"(the limit is {_megabytes(max_unpacked)})"
+        )
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:,.1f} MB" if size < 10 * 2**20 else f"{size / 2**20:,.0f} MB"
+
+
+def _open_pdf(path: Path) -> tuple[Any, str | None]:
+    """Open a PDF; one whose outline could crash MuPDF is opened as a copy without it.
+
+    PyMuPDF loads the outline as it opens a document, so it is checked first on the raw PDF
+    objects, iteratively."""
+    pymupdf = mupdf()
+    raw = pymupdf.mupdf
+    try:
+        pdf = raw.PdfDocument(str(path))
+        root = raw.pdf_dict_get(raw.pdf_trailer(pdf), raw.PDF_ENUM_NAME_Root)
+        outlines = raw.pdf_dict_get(root, raw.PDF_ENUM_NAME_Outlines)
+        usable = _outline_is_usable(raw, outlines)
+    except Exception:
+        # The raw reader could not tell; MuPDF's own open below reports what is wrong.
+        return pymupdf.open(path, filetype="pdf"), None
+    if usable:
+        return pymupdf.open(path, filetype="pdf"), None
+    raw.pdf_dict_del(root, raw.PDF_ENUM_NAME_Outlines)
+    copy = raw.fz_new_buffer(0)
+    output = raw.FzOutput(copy)
+    options = raw.PdfWriteOptions()
+    options.do_garbage = 1  # drop the unreferenced outline objects
+    raw.pdf_write_document(pdf, output, options)
+    output.fz_close_output()
+    stream = raw.fz_buffer_extract_copy(copy)
+    return pymupdf.open(stream=stream, filetype="pdf"), UNUSABLE_OUTLINE
+
+
+def _outline_is_usable(raw: Any, outlines: Any) -> bool:
+    """False for an outline deeper than MAX_OUTLINE_DEPTH, longer than MAX_OUTLINE_ENTRIES or
+    looping; walked with an explicit stack, so no depth can overflow this one."""
+    if not outlines.m_internal:
+        return True
+    first, following = raw.PDF_ENUM_NAME_First, raw.PDF_ENUM_NAME_Next
+    stack = [(raw.pdf_dict_get(outlines, first), 1)]
+    seen: set[int] = set()
+    while stack:
+        item, depth = stack.pop()
+        while item.m_internal and raw.pdf_is_dict(item):
+            number = raw.pdf_to_num(item)
+            if number in seen or depth > MAX_OUTLINE_DEPTH or len(seen) >= MAX_OUTLINE_ENTRIES:
+                return False
+            seen.add(number)
+            child = raw.pdf_dict_get(item, first)
+            if child.m_internal:
+                stack.append((child, depth + 1))
+            item = raw.pdf_dict_get(item, following)
+    return True
+
+
+def break_long_runs(text: str, *, markup: bool) -> str:
+    """A line break every LONGEST_RUN characters of text that has none, so MuPDF's layout stays
+    linear; chunking joins the lines again. With `markup`, tags (a data: URI) stay whole."""
+
+    def broken(match: re.Match[str]) -> str:
+        if match.lastindex:  # the tag group matched
+            return match.group()
+        run = match.group()
+        return "\n".join(run[i : i + LONGEST_RUN] for i in range(0, len(run), LONGEST_RUN))
+
+    return (_TAG_OR_LONG_RUN if markup else _LONG_RUN).sub(broken, text)
 
 
 def _read_text(path: Path, fmt: Format) -> tuple[str, str]:

@@ -10,6 +10,9 @@ from app.documents.parse import DocumentError, mupdf, open_document
 
 _SENTENCES = re.compile(r"(?<=[.!?。！？])\s*|\n")
 _SEARCH_CHARS = 100  # MuPDF's search_for needs a needle; long ones rarely survive line breaks
+# A page may declare any size (a 200-inch poster): the preview is scaled down to at most this
+# many pixels, so one page cannot take gigabytes to draw.
+MAX_PREVIEW_PIXELS = 4096 * 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,12 +27,14 @@ class RenderedPage:
 def render_page(path: Path, page: int, zoom: float = 1.5, passage: str = "") -> RenderedPage:
     """Render one page (opened exactly as it was indexed) and find the passage on it.
 
-    Not thread-safe (PyMuPDF): call from one worker thread.
+    Runs in the reader's child process (PyMuPDF may crash on a hostile page).
     """
     with open_document(path) as document:
         if not 1 <= page <= document.page_count:
             raise DocumentError(f"{path.name} has no page {page} (it has {document.page_count})")
         loaded = document.raw.load_page(page - 1)
+        area = max(loaded.rect.width * loaded.rect.height, 1.0)
+        zoom = min(zoom, (MAX_PREVIEW_PIXELS / area) ** 0.5)
         pixmap = loaded.get_pixmap(matrix=mupdf().Matrix(zoom, zoom), alpha=False)
         rects = []
         for sentence in filter(None, (s.strip() for s in _SENTENCES.split(passage))):

@@ -1,5 +1,9 @@
 """The library, asynchronously: the SQLite index, the vector cache and the embedder, each on its
-own worker thread, behind awaitable methods the CLI, the GUI and the MCP server share."""
+own worker thread, behind awaitable methods the CLI, the GUI and the MCP server share.
+
+Several processes may share one library (the window, `docent index`, `docent serve-mcp`): the
+index version in the file counts every change to what can be retrieved, so a library that sees
+it move by more than its own writes reloads its vectors before the next search."""
 
 from __future__ import annotations
 
@@ -13,9 +17,10 @@ from typing import TypeVar
 
 import numpy as np
 
+from app.documents import Chunk
 from app.embeddings import Embedder
 from app.index.retrieval import Passage, fuse
-from app.index.store import DocumentInfo, HistoryRecord, Store
+from app.index.store import DocumentInfo, HistoryRecord, NewDocument, Store, Written
 from app.index.terms import keyword_terms
 from app.index.vectors import VectorIndex
 from app.workers import SerialWorker
@@ -43,6 +48,10 @@ class Library:
         self._reader: Store | None = None
         self.vectors = VectorIndex()
         self._vectors_loaded: asyncio.Task[None] | None = None
+        self._vectors_version = 0  # the index version the vectors in memory are of
+        # Held while a write and its change to the vectors in memory happen, and while they are
+        # reloaded: a reload's snapshot then either includes both or neither.
+        self._vectors_lock = asyncio.Lock()
         self._embedding_lock = asyncio.Lock()
 
     # --- life cycle ------------------------------------------------------------------------
@@ -58,8 +67,32 @@ class Library:
 
     async def reload_vectors(self) -> None:
         """Rebuild the in-memory vector index from the SQLite file."""
-        # Quantising 100k vectors takes a while too: on the reader thread, not the event loop's.
-        await self.read(lambda store: self.vectors.replace_all(*store.all_vectors()))
+
+        def load(store: Store) -> int:
+            # Quantising 100k vectors takes a while too: on the reader thread, not the loop's.
+            ids, documents, matrix, version = store.all_vectors()
+            self.vectors.replace_all(ids, documents, matrix)
+            return version
+
+        async with self._vectors_lock:
+            self._vectors_version = await self.read(load)
+
+    def _wrote(self, version: int) -> None:
+        """A write of ours made `version`; one that skips versions means another process wrote
+        too, and the vectors in memory may be stale."""
+        if version == self._vectors_version + 1:
+            self._vectors_version = version
+        elif version > self._vectors_version:
+            self._vectors_version = -1  # reloaded before the next vector search
+
+    async def _current_vectors(self) -> None:
+        if self._vectors_loaded is not None:
+            await self._vectors_loaded
+        version = await self.index_version()
+        if version != self._vectors_version:
+            if self._vectors_loaded is None or self._vectors_loaded.done():
+                self._vectors_loaded = asyncio.create_task(self.reload_vectors())
+            await self._vectors_loaded
 
     async def close(self) -> None:
         if self._vectors_loaded is not None:
@@ -101,10 +134,25 @@ class Library:
     async def documents(self) -> list[DocumentInfo]:
         return await self.read(lambda store: store.documents())
 
+    async def document_by_path(self, path: str) -> DocumentInfo | None:
+        return await self.read(lambda store: store.document_by_path(path))
+
+    async def write_document(self, document: NewDocument, chunks: Sequence[Chunk]) -> Written:
+        """Store a parsed document (replacing its earlier version) in one short transaction."""
+        async with self._vectors_lock:
+            written = await self.write(lambda store: store.write_document(document, chunks))
+            if written.replaced is not None:
+                self.vectors.remove_document(written.replaced)
+            self._wrote(written.version)
+        return written
+
     async def remove(self, document_id: int) -> bool:
-        removed = await self.write(lambda store: store.remove_document(document_id))
-        self.vectors.remove_document(document_id)
-        return removed
+        async with self._vectors_lock:
+            version = await self.write(lambda store: store.remove_document(document_id))
+            self.vectors.remove_document(document_id)
+            if version is not None:
+                self._wrote(version)
+        return version is not None
 
     async def record(self, record: HistoryRecord) -> int:
         return await self.write(lambda store: store.add_history(record))
@@ -149,6 +197,9 @@ class Library:
         similarities = dict(vector_hits)
         fused = fuse([[c for c, _ in keyword_hits], [c for c, _ in vector_hits]])[:k]
         chunks = await self.read(lambda store: store.chunks([chunk_id for chunk_id, _ in fused]))
+        if scope is not None:  # the scope holds for what is returned, whatever found it
+            allowed = set(scope)
+            chunks = {i: chunk for i, chunk in chunks.items() if chunk.document_id in allowed}
         return [
             Passage(
                 chunk=chunks[chunk_id],
@@ -164,8 +215,7 @@ class Library:
     async def _has_vectors(self) -> bool:
         if self._embedder is None:
             return False
-        if self._vectors_loaded is not None:
-            await self._vectors_loaded
+        await self._current_vectors()
         return len(self.vectors) > 0
 
     async def _vector_search(
@@ -209,13 +259,18 @@ class Library:
                 vectors = await self._embedder_thread.run(
                     embedder.passages, [text for _, _, text in batch]
                 )
-                stored = set(
-                    await self.write(partial(Store.save_vectors, ids=ids, vectors=vectors))
-                )
-                kept = [row for row, (chunk_id, _, _) in enumerate(batch) if chunk_id in stored]
-                self.vectors.add(
-                    [batch[row][0] for row in kept], [batch[row][1] for row in kept], vectors[kept]
-                )
+                async with self._vectors_lock:
+                    saved, version = await self.write(
+                        partial(Store.save_vectors, ids=ids, vectors=vectors)
+                    )
+                    stored = set(saved)
+                    kept = [row for row, (chunk, _, _) in enumerate(batch) if chunk in stored]
+                    self.vectors.add(
+                        [batch[row][0] for row in kept],
+                        [batch[row][1] for row in kept],
+                        vectors[kept],
+                    )
+                    self._wrote(version)
                 done += len(batch)
                 total = max(total, done)
                 if progress:

@@ -68,12 +68,51 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     # 2: what each cloud call sent, so the user can see it (NULL for local answers).
     ("ALTER TABLE history ADD COLUMN sent TEXT",),
+    # 3: ids are never reused (AUTOINCREMENT): a cache, a vector or a client holding the id of
+    # a removed passage must not find another document's passage under it. SQLite cannot add
+    # AUTOINCREMENT to a table: each is rebuilt (its documented procedure; foreign keys are off
+    # meanwhile, so dropping the old tables cascades into nothing).
+    (
+        """CREATE TABLE documents_new (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            path TEXT NOT NULL UNIQUE,
+            title TEXT NOT NULL,
+            format TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            pages INTEGER NOT NULL,
+            chunks INTEGER NOT NULL,
+            note TEXT,
+            indexed_at TEXT NOT NULL
+        )""",
+        "INSERT INTO documents_new SELECT * FROM documents",
+        """CREATE TABLE chunks_new (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            ordinal INTEGER NOT NULL,
+            page INTEGER NOT NULL,
+            page_label TEXT NOT NULL,
+            heading TEXT,
+            text TEXT NOT NULL
+        )""",
+        "INSERT INTO chunks_new SELECT * FROM chunks",
+        "DROP TABLE chunks",
+        "DROP TABLE documents",
+        "ALTER TABLE documents_new RENAME TO documents",
+        "ALTER TABLE chunks_new RENAME TO chunks",
+        "CREATE INDEX chunks_by_document ON chunks(document_id, ordinal)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
 class SchemaTooNew(DocentError):
     """The database was written by a newer Docent."""
+
+
+class SchemaError(DocentError):
+    """A migration would leave the database inconsistent (it is rolled back)."""
 
 
 def migrate(db: Database) -> int:
@@ -83,9 +122,19 @@ def migrate(db: Database) -> int:
         raise SchemaTooNew(
             f"the library was written by a newer Docent (schema {current} > {SCHEMA_VERSION})"
         )
-    for version in range(current, SCHEMA_VERSION):
-        with db.atomic():
-            for statement in MIGRATIONS[version]:
-                db.execute(statement)
-            db.execute(f"PRAGMA user_version = {version + 1}")
+    if current == SCHEMA_VERSION:
+        return current
+    # Off for rebuilding tables; it cannot change inside a transaction, hence around them.
+    enforced = int(db.execute("PRAGMA foreign_keys").fetchone()[0])
+    db.execute("PRAGMA foreign_keys = OFF")
+    try:
+        for version in range(current, SCHEMA_VERSION):
+            with db.atomic():
+                for statement in MIGRATIONS[version]:
+                    db.execute(statement)
+                if broken := db.execute("PRAGMA foreign_key_check").fetchall():
+                    raise SchemaError(f"migration {version + 1} broke references: {broken[:3]}")
+                db.execute(f"PRAGMA user_version = {version + 1}")
+    finally:
+        db.execute(f"PRAGMA foreign_keys = {enforced}")
     return current

@@ -2,11 +2,14 @@
 
 The writer Store lives on the single database-writer thread; readers open their own Store, and WAL
 lets them search while a document is being written. Every document is written in one transaction,
-so a crash or a bad file never leaves half a document and never touches the others.
+so a crash or a bad file never leaves half a document and never touches the others. Other
+processes (the CLI, `docent serve-mcp`) may write the same file: write transactions take the lock
+up front, and the index version tells a reader when someone else changed what can be retrieved.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -25,6 +28,8 @@ from app.index.terms import index_form, match_expression, selective_terms
 
 _BATCH = 64
 EMBEDDING_MODEL_KEY = "embedding_model"
+LOCK_TIMEOUT_S = 30  # SQLite's own wait for another process's write lock
+_LOCK_ATTEMPTS = 3
 _CHUNK_ROWS = """SELECT c.id, c.document_id, d.path, d.title, c.ordinal, c.page, c.page_label,
                         c.heading, c.text
                  FROM chunks c JOIN documents d ON d.id = c.document_id"""
@@ -60,6 +65,15 @@ class NewDocument:
     mtime_ns: int
     pages: int
     note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """A document stored: its id, the id of the version it replaced, the new index version."""
+
+    document_id: int
+    replaced: int | None
+    version: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,8 +125,9 @@ def embedding_text(heading: str | None, text: str) -> str:
 class Store:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        # Autocommit at the driver level: transactions are explicit (Database.atomic).
-        connection = sqlite3.connect(path, isolation_level=None, timeout=30)
+        # Autocommit at the driver level: transactions are explicit (writing(), or atomic()
+        # for a reader's snapshot).
+        connection = sqlite3.connect(path, isolation_level=None, timeout=LOCK_TIMEOUT_S)
         self.db = Database(connection)
         self.db.enable_wal()
         for pragma in ("synchronous = NORMAL", "foreign_keys = ON", "temp_store = MEMORY"):
@@ -121,6 +136,25 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """A write transaction that takes the write lock first (BEGIN IMMEDIATE), waiting for
+        another process's: a deferred one that reads first cannot wait (SQLite would risk a
+        deadlock) and fails at once with "database is locked"."""
+        for attempt in range(1, _LOCK_ATTEMPTS + 1):
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+                break
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or attempt == _LOCK_ATTEMPTS:
+                    raise
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
 
     # --- documents -------------------------------------------------------------------------
 
@@ -143,17 +177,18 @@ class Store:
         )
         return [_document(row, rows.description) for row in rows.fetchall()]
 
-    def write_document(self, document: NewDocument, chunks: Iterable[Chunk]) -> int:
+    def write_document(self, document: NewDocument, chunks: Iterable[Chunk]) -> Written:
         """Replace any earlier version of the document with this one, in one transaction.
 
-        `chunks` is consumed inside the transaction (it may parse pages lazily); if it raises,
-        nothing of this document is written and its earlier version stays.
+        If `chunks` raises, nothing of this document is written and its earlier version stays.
         """
-        with self.db.atomic():
+        with self.writing():
+            replaced = None
             if old := self.db.execute(
                 "SELECT id FROM documents WHERE path = ?", [document.path]
             ).fetchone():
-                self._delete(int(old[0]))
+                replaced = int(old[0])
+                self._delete(replaced)
             cursor = self.db.execute(
                 """INSERT INTO documents (path, title, format, sha256, size, mtime_ns, pages,
                                           chunks, note, indexed_at)
@@ -176,12 +211,17 @@ class Store:
                 self._insert_chunks(document_id, batch)
                 count += len(batch)
             self.db.execute("UPDATE documents SET chunks = ? WHERE id = ?", [count, document_id])
-            self._bump_index_version()
-        return document_id
+            version = self._bump_index_version()
+        return Written(document_id, replaced, version)
 
     def _insert_chunks(self, document_id: int, batch: list[Chunk]) -> None:
         connection = self.db.conn
-        first_id = connection.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
+        # Explicit ids (the full-text rows share them) past every id ever used: AUTOINCREMENT
+        # keeps its high-water mark in sqlite_sequence, so a removed chunk's id is never reused.
+        first_id = connection.execute(
+            """SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunks'), 0),
+                          coalesce((SELECT max(id) FROM chunks), 0)) + 1"""
+        ).fetchone()[0]
         ids = range(first_id, first_id + len(batch))
         connection.executemany(
             """INSERT INTO chunks (id, document_id, ordinal, page, page_label, heading, text)
@@ -199,24 +239,29 @@ class Store:
             ],
         )
 
-    def remove_document(self, document_id: int) -> bool:
-        with self.db.atomic():
-            return self._delete(document_id)
+    def remove_document(self, document_id: int) -> int | None:
+        """The new index version, or None when there was no such document."""
+        with self.writing():
+            if not self._delete(document_id):
+                return None
+            return self._bump_index_version()
 
     def _delete(self, document_id: int) -> bool:
         self.db.execute(
             "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)",
             [document_id],
         )
-        self._bump_index_version()
         return self.db.execute("DELETE FROM documents WHERE id = ?", [document_id]).rowcount > 0
 
-    def _bump_index_version(self) -> None:
-        """Counts changes to what can be retrieved (not history): answer caches key on it."""
-        self.db.execute(
+    def _bump_index_version(self) -> int:
+        """Counts changes to what can be retrieved, vectors included (not history): answer
+        caches key on it, and a library whose version moved by more than its own writes knows
+        another process changed the index. Once per transaction: the new version, one up."""
+        row = self.db.execute(
             "INSERT INTO meta (key, value) VALUES ('index_version', '1') "
-            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
-        )
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1 RETURNING value"
+        ).fetchone()
+        return int(row[0])
 
     def index_version(self) -> int:
         return int(self.get_meta("index_version") or 0)
@@ -292,9 +337,10 @@ class Store:
             ).fetchone()[0]
         )
 
-    def save_vectors(self, ids: Sequence[int], vectors: np.ndarray) -> list[int]:
-        """Store vectors for chunks that still exist; returns the ids stored."""
-        with self.db.atomic():
+    def save_vectors(self, ids: Sequence[int], vectors: np.ndarray) -> tuple[list[int], int]:
+        """Store vectors for chunks that still exist; returns the ids stored and the new index
+        version."""
+        with self.writing():
             stored = []
             for chunk_id, vector in zip(ids, vectors, strict=True):
                 cursor = self.db.conn.execute(
@@ -304,10 +350,12 @@ class Store:
                 )
                 if cursor.rowcount:
                     stored.append(chunk_id)
-        return stored
+            version = self._bump_index_version()
+        return stored, version
 
-    def all_vectors(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(chunk ids, document ids, matrix) of every stored vector."""
+    def all_vectors(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """(chunk ids, document ids, matrix) of every stored vector, and the index version they
+        are of."""
         joined = "FROM vectors v JOIN chunks c ON c.id = v.chunk_id"
         # Rows are copied a batch at a time into arrays sized up front: holding every BLOB at
         # once, or concatenating batches, left the reader thread's heap holding as much again as
@@ -330,14 +378,16 @@ class Store:
                     matrix = np.empty((count, block.size // len(rows)), np.float32)
                 matrix[done:end] = block.reshape(len(rows), -1)
                 done = end
-        return ids, documents, matrix
+            version = self.index_version()
+        return ids, documents, matrix, version
 
     def reset_embeddings(self, model: str) -> None:
         """Drop vectors made by another embedding model: they are not comparable."""
         if self.get_meta(EMBEDDING_MODEL_KEY) != model:
-            with self.db.atomic():
+            with self.writing():
                 self.db.execute("DELETE FROM vectors")
                 self.set_meta(EMBEDDING_MODEL_KEY, model)
+                self._bump_index_version()
 
     # --- history and meta ------------------------------------------------------------------
 

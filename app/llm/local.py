@@ -27,7 +27,7 @@ from app.llm.engine import (
     Queued,
     TokenGenerated,
 )
-from app.workers import SerialWorker
+from app.workers import Emitter, SerialWorker
 
 PREFILL_SLICE = 128  # prompt tokens evaluated between two looks at the cancel token
 _FALLBACK_TEMPLATE = (  # ChatML, for GGUF files that carry no chat template
@@ -117,7 +117,7 @@ class LocalEngine:
     async def stream(
         self, request: GenerationRequest, cancel: CancelToken
     ) -> AsyncIterator[GenerationEvent]:
-        def produce(emit: Callable[[GenerationEvent], None]) -> None:
+        def produce(emit: Emitter[GenerationEvent]) -> None:
             for event in self._generate(request, cancel):
                 emit(event)
 

@@ -10,7 +10,7 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.ingest import FileFailed
+from app.intake import FileFailed
 from app.metrics import AnswerMetrics
 from ui.documents_panel import STATUS, DocumentsPanel
 from ui.session_panel import SessionPanel

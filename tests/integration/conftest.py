@@ -12,7 +12,7 @@ import pytest
 
 from app.bootstrap import Docent
 from app.catalog import Catalog, ensure_model
-from app.ingest import IngestEvent
+from app.intake import IntakeEvent
 from tests.conftest import SHARED_MODELS
 from tests.peers.openai_compatible import llama_cpp_server
 
@@ -23,8 +23,8 @@ def run(coroutine: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coroutine)
 
 
-async def index_all(docent: Docent, paths: Sequence[Path]) -> list[IngestEvent]:
-    return [event async for event in docent.ingestor.index(paths)]
+async def index_all(docent: Docent, paths: Sequence[Path]) -> list[IntakeEvent]:
+    return [event async for event in docent.intake.index(paths)]
 
 
 @contextlib.asynccontextmanager

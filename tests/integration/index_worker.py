@@ -10,22 +10,30 @@ import resource
 import sys
 from pathlib import Path
 
+from app.documents.reader import DocumentReader, ReadLimits
 from app.index import Library
-from app.ingest import FileFailed, FileIndexed, Ingestor, PagesParsed
+from app.intake import FileFailed, FileIndexed, Intake, PagesParsed
+from app.settings import LibrarySettings
 
 
 async def main(database: Path, files: list[Path]) -> None:
     library = Library(database, None)
     await library.open()
+    reader = DocumentReader(ReadLimits.from_settings(LibrarySettings()))
+    intake = Intake(library, reader)
     try:
-        async for event in Ingestor(library).index(files):
+        async for event in intake.index(files):
             if isinstance(event, PagesParsed):
                 print(f"pages {event.path.name} {event.done}/{event.total}", flush=True)
             elif isinstance(event, FileIndexed | FileFailed):
                 print(f"{type(event).__name__} {event.path.name}", flush=True)
     finally:
+        await intake.close()
+        await reader.close()
         await library.close()
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    reader_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the reader, ended
+    print(f"reader_peak_rss_mib {reader_kib / 1024:.1f}", flush=True)
     print(f"peak_rss_mib {peak_kib / 1024:.1f}", flush=True)
 
 

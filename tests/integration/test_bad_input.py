@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.ingest import FileFailed, FileIndexed, FileStarted, IngestEvent
+from app.intake import FileFailed, FileIndexed, FileStarted, IngestEvent
 from tests.documents import write_encrypted_pdf, write_image_only_pdf, write_pdf
 from tests.integration.conftest import index_all, opened, run
 
@@ -93,7 +93,7 @@ def test_a_file_that_vanishes_before_its_turn(tmp_path: Path) -> None:
     async def scenario() -> list[IngestEvent]:
         events: list[IngestEvent] = []
         async with opened(embeddings=False) as docent:
-            async for event in docent.ingestor.index([first, doomed]):
+            async for event in docent.intake.index([first, doomed]):
                 events.append(event)
                 if isinstance(event, FileStarted) and event.path == first:
                     doomed.unlink()  # gone while the first file is being indexed

@@ -7,7 +7,7 @@ from importlib import resources
 from pathlib import Path
 
 from app.documents.parse import open_document
-from app.ingest import FileIndexed, FileSkipped, FileStarted, PagesParsed
+from app.intake import FileIndexed, FileSkipped, FileStarted, PagesParsed
 from tests.documents import REPORT_SECTIONS, write_long_pdf, write_mobi, write_pdf, write_xps
 from tests.integration.conftest import index_all, opened, run
 

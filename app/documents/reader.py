@@ -1,0 +1,276 @@
+"""The document reader: PyMuPDF in a supervised child process, so no file can hang, crash or
+exhaust the app.
+
+MuPDF can loop for hours on a zip-bomb EPUB, lay out unbroken text in quadratic time, overflow
+its stack on a deeply nested outline, and it is not thread-safe. So the app never imports it:
+a child process (`app.documents.worker`) reads one document at a time, and this side holds it to
+a wall-clock and a memory limit. A document that breaks a limit, crashes the child or raises
+anything fails with its reason, and the next request starts a fresh child.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import psutil
+
+from app.documents.chunking import Chunk
+from app.documents.parse import DocumentError
+from app.documents.render import RenderedPage
+from app.settings import LibrarySettings
+from app.workers import Emitter, SerialWorker, StreamClosed
+
+POLL_S = 0.05  # how often a running request's clock and memory are checked
+START_TIMEOUT_S = 60.0  # importing PyMuPDF in a fresh child, on a busy machine
+PREVIEW_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class ReadLimits:
+    timeout_s: float
+    memory_bytes: int
+    max_unpacked_bytes: int
+
+    @classmethod
+    def from_settings(cls, library: LibrarySettings) -> ReadLimits:
+        return cls(
+            library.parse_timeout_s, library.parse_memory_mb << 20, library.max_unpacked_mb << 20
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    title: str
+    format: str
+    pages: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChunksRead:
+    done: int  # pages read so far
+    total: int
+    chunks: list[Chunk]
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    note: str | None
+
+
+ReadEvent = Opened | ChunksRead | Parsed
+
+_EXITED: dict[str, Any] = {"event": "exited"}
+
+
+class _Child:
+    """One worker process and a thread that turns its output into messages."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            # Isolated (-I): the user's working folder or PYTHON* variables cannot inject code.
+            [sys.executable, "-I", "-m", "app.documents.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            cwd=tempfile.gettempdir(),
+            creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # no console on Windows
+        )
+        self.usage = psutil.Process(self.process.pid)
+        self.messages: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
+        self._pump = threading.Thread(target=self._read, name="docent-reader-pipe", daemon=True)
+        self._pump.start()
+
+    def _read(self) -> None:
+        output: IO[bytes] | None = self.process.stdout
+        assert output is not None
+        for line in output:
+            try:
+                self.messages.put(json.loads(line))
+            except ValueError:
+                self.messages.put({"event": "failed", "reason": "the reader sent garbled output"})
+        self.messages.put(_EXITED)
+
+    def send(self, request: dict[str, Any]) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        stdin.write(json.dumps(request).encode() + b"\n")
+        stdin.flush()
+
+    def memory(self) -> int:
+        try:
+            return int(self.usage.memory_info().rss)
+        except psutil.Error:
+            return 0  # it just exited: the exit is reported next
+
+    def stop(self, *, kill: bool) -> int | None:
+        """End the process (closing its input asks it to; `kill` does not ask)."""
+        with contextlib.suppress(OSError):
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+        if kill:
+            self.process.kill()
+        try:
+            code = self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait()
+        self._pump.join()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+        return code
+
+
+class DocumentReader:
+    """Reads documents in a child process, one request at a time (its own thread drives it)."""
+
+    def __init__(self, limits: ReadLimits, name: str = "reader") -> None:
+        self.limits = limits  # read at each request: settings apply from the next document
+        self._thread = SerialWorker(name)
+        self._child: _Child | None = None  # only touched on self._thread
+
+    async def start(self) -> None:
+        """Start the child now rather than at the first request (it imports PyMuPDF)."""
+        await self._thread.run(self._ready_child)
+
+    def parse(self, path: Path) -> AsyncGenerator[ReadEvent, None]:
+        """The document's chunks as they are read; DocumentError (with the reason) if it cannot
+        be. Closing the stream early stops the child (the next request starts another)."""
+        return self._thread.stream(lambda emit: self._parse(path, emit))
+
+    async def render(
+        self, path: Path, page: int, zoom: float = 1.5, passage: str = ""
+    ) -> RenderedPage:
+        request = {"op": "render", "path": str(path), "page": page, "zoom": zoom}
+        message = await self._thread.run(self._request, request | {"passage": passage})
+        return RenderedPage(
+            png=base64.b64decode(message["png"]),
+            page=message["page"],
+            pages=message["pages"],
+            label=message["label"],
+            highlights=tuple(tuple(rect) for rect in message["highlights"]),
+        )
+
+    async def close(self) -> None:
+        await self._thread.run(self._stop)
+        self._thread.shutdown()
+
+    # --- on the reader's thread --------------------------------------------------------------
+
+    def _parse(self, path: Path, emit: Emitter[ReadEvent]) -> None:
+        request = {
+            "op": "parse",
+            "path": str(path),
+            "max_unpacked": self.limits.max_unpacked_bytes,
+        }
+
+        def handle(message: dict[str, Any]) -> bool:
+            match message["event"]:
+                case "opened":
+                    emit(Opened(message["title"], message["format"], message["pages"]))
+                case "chunks":
+                    chunks = [Chunk(*row) for row in message["chunks"]]
+                    emit(ChunksRead(message["done"], message["total"], chunks))
+                case "parsed":
+                    emit(Parsed(message["note"]))
+                    return True
+            return False
+
+        self._exchange(request, handle, lambda: emit.closed)
+
+    def _request(self, request: dict[str, Any]) -> dict[str, Any]:
+        answers: list[dict[str, Any]] = []
+
+        def handle(message: dict[str, Any]) -> bool:
+            answers.append(message)
+            return True
+
+        self._exchange(request, handle, lambda: False, timeout_s=PREVIEW_TIMEOUT_S)
+        return answers[0]
+
+    def _exchange(
+        self,
+        request: dict[str, Any],
+        handle: Callable[[dict[str, Any]], bool],
+        cancelled: Callable[[], bool],
+        timeout_s: float | None = None,
+    ) -> None:
+        """Send one request and pass its messages to `handle` until it returns True, within the
+        limits; any way out other than that leaves no child behind."""
+        child = self._ready_child()
+        limits = self.limits
+        timeout_s = timeout_s or limits.timeout_s
+        deadline = time.monotonic() + timeout_s
+        label = "document"
+        finished = False
+        try:
+            with contextlib.suppress(BrokenPipeError):  # it died: reported below as a crash
+                child.send(request)
+            while True:
+                try:
+                    message = child.messages.get(timeout=POLL_S)
+                except queue.Empty:
+                    message = None
+                if cancelled():
+                    raise StreamClosed
+                if message is _EXITED:
+                    code = child.stop(kill=True)
+                    self._child = None
+                    raise DocumentError(_crashed(label, code))
+                if time.monotonic() > deadline:
+                    raise DocumentError(f"took longer than {timeout_s:g} s to read")
+                if child.memory() > limits.memory_bytes:
+                    raise DocumentError(
+                        f"needed more than {limits.memory_bytes >> 20} MB of memory to read"
+                    )
+                if message is None:
+                    continue
+                if message["event"] == "reading":
+                    label = message["label"]
+                elif message["event"] == "failed":
+                    finished = True  # the child is fine: it reported the document's failure
+                    raise DocumentError(message["reason"])
+                elif handle(message):
+                    finished = True
+                    return
+        finally:
+            if not finished and self._child is not None:
+                self._child.stop(kill=True)
+                self._child = None
+
+    def _ready_child(self) -> _Child:
+        if self._child is not None and self._child.process.poll() is None:
+            return self._child
+        if self._child is not None:
+            self._child.stop(kill=True)
+        child = _Child()
+        try:
+            message = child.messages.get(timeout=START_TIMEOUT_S)
+        except queue.Empty:
+            message = None
+        if message is None or message["event"] != "ready":
+            child.stop(kill=True)
+            raise DocumentError("the document reader could not start (a damaged installation?)")
+        self._child = child
+        return child
+
+    def _stop(self) -> None:
+        if self._child is not None:
+            self._child.stop(kill=False)
+            self._child = None
+
+
+def _crashed(label: str, code: int | None) -> str:
+    if code is not None and code < 0:  # killed by a signal: a segfault, an abort
+        return f"crashed the {label} reader"
+    return f"crashed the {label} reader (exit status {code})"

@@ -1,0 +1,140 @@
+"""The document reader's child process: PyMuPDF runs here, never in the app's process.
+
+`python -I -m app.documents.worker` reads one JSON request per line on stdin and answers each with
+JSON lines on stdout, which is reserved for them (anything MuPDF prints goes to stderr). The parent,
+`app.documents.reader`, enforces the time and memory limits and starts a new child after a crash;
+here a document only has to fail with a reason a user understands.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from app.documents.chunking import chunk_pages
+from app.documents.formats import UnsupportedFormat, detect
+from app.documents.parse import DocumentError, mupdf, open_document
+from app.documents.render import render_page
+
+Send = Callable[[dict[str, Any]], None]
+
+PROGRESS_INTERVAL = 0.05  # seconds between batches of chunks (and progress reports)
+PARENT_CHECK_S = 1.0
+# The app holds a document's chunks until it writes them in one transaction: a bound on them.
+MAX_CHARACTERS = 64 << 20
+
+
+def main() -> int:
+    channel = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", errors="replace")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
+
+    def send(message: dict[str, Any]) -> None:
+        channel.write(json.dumps(message, ensure_ascii=False) + "\n")
+        channel.flush()
+
+    threading.Thread(target=_exit_with_parent, name="parent-watch", daemon=True).start()
+    mupdf()  # imported before the first request, so no document's clock counts it
+    send({"event": "ready"})
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            if request["op"] == "parse":
+                parse(Path(request["path"]), request.get("max_unpacked"), send)
+            else:
+                render(request, send)
+        except DocumentError as error:
+            send({"event": "failed", "reason": str(error)})
+        except Exception as error:  # the document's failure, never the reader's
+            send({"event": "failed", "reason": reason_for(error)})
+    return 0
+
+
+def _exit_with_parent() -> None:
+    """A child stuck on a hostile file outlives a killed app unless it notices by itself."""
+    parent = psutil.Process(os.getppid())
+    while parent.is_running():  # which also tells a new process that got the same PID
+        time.sleep(PARENT_CHECK_S)
+    os._exit(1)
+
+
+def parse(path: Path, max_unpacked: int | None, send: Send) -> None:
+    send({"event": "reading", "label": format_label(path)})
+    with open_document(path, max_unpacked=max_unpacked) as document:
+        total = document.page_count
+        send(
+            {
+                "event": "opened",
+                "title": document.title,
+                "format": document.format.value,
+                "pages": total,
+            }
+        )
+        batch: list[tuple[int, int, str, str | None, str]] = []
+        characters = 0
+        sent = time.monotonic()
+        for chunk in chunk_pages(document.pages()):
+            batch.append((chunk.ordinal, chunk.page, chunk.page_label, chunk.heading, chunk.text))
+            characters += len(chunk.text)
+            if characters > MAX_CHARACTERS:
+                raise DocumentError(
+                    f"holds more text than Docent indexes from one document "
+                    f"({MAX_CHARACTERS >> 20} million characters)"
+                )
+            if time.monotonic() - sent >= PROGRESS_INTERVAL:
+                send({"event": "chunks", "done": chunk.page, "total": total, "chunks": batch})
+                batch, sent = [], time.monotonic()
+        send({"event": "chunks", "done": total, "total": total, "chunks": batch})
+        send({"event": "parsed", "note": document.note})
+
+
+def render(request: dict[str, Any], send: Send) -> None:
+    page = render_page(Path(request["path"]), request["page"], request["zoom"], request["passage"])
+    send(
+        {
+            "event": "rendered",
+            "png": base64.b64encode(page.png).decode("ascii"),
+            "page": page.page,
+            "pages": page.pages,
+            "label": page.label,
+            "highlights": page.highlights,
+        }
+    )
+
+
+def format_label(path: Path) -> str:
+    """What the file is, for a crash report ("crashed the PDF reader")."""
+    try:
+        with path.open("rb") as handle:
+            return detect(path, handle.read(4096)).format.label
+    except (OSError, UnsupportedFormat):
+        return "document"
+
+
+def reason_for(error: BaseException) -> str:
+    """MuPDF's and Python's errors in words a user understands."""
+    message = str(error)
+    if "cycle in page tree" in message:
+        return "the PDF's page tree loops"
+    if isinstance(error, MemoryError):
+        return "ran out of memory while reading it"
+    if isinstance(error, RecursionError):
+        return "its structure is nested too deeply to read"
+    if isinstance(error, FileNotFoundError):
+        return "the file disappeared while it was being indexed"
+    if isinstance(error, PermissionError):
+        return "permission denied: Docent may not read this file"
+    return f"could not be read: {message or type(error).__name__}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

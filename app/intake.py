@@ -1,0 +1,406 @@
+"""Indexing, owned by the core: one queue of work, the document reader, the embedding pass, the
+watched folders, and one event stream that the window, the CLI and the tests all consume.
+
+Work arrives as batches (files and folders added, changes in watched folders, documents removed)
+and runs one batch after another. Each file is read by the supervised reader process and then
+written in one short transaction; whatever goes wrong with one file (a hang, a crash, an
+exception) is that file's FileFailed, and the batch goes on. Unchanged files (same size and time,
+or same content hash) are skipped. Once the queue is empty, chunks without a vector are embedded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import itertools
+import sqlite3
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Literal
+
+from app.documents import Chunk, DocumentError
+from app.documents.reader import ChunksRead, DocumentReader, Opened, Parsed
+from app.folders import collect_files
+from app.index import EmbeddingProgress, Library
+from app.index.store import NewDocument
+from app.watch import FolderChanges, FolderWatch
+
+
+@dataclass(frozen=True, slots=True)
+class FileStarted:
+    path: Path
+    position: int  # 1-based, of `total`
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class PagesParsed:
+    path: Path
+    done: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class FileIndexed:
+    path: Path
+    document_id: int
+    pages: int
+    chunks: int
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FileSkipped:
+    path: Path
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileFailed:
+    path: Path
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileRemoved:
+    path: str
+
+
+IngestEvent = FileStarted | PagesParsed | FileIndexed | FileSkipped | FileFailed
+
+BatchKind = Literal["add", "sync"]
+
+
+@dataclass(frozen=True, slots=True)
+class BatchStarted:
+    batch: int
+    kind: BatchKind
+
+
+@dataclass(frozen=True, slots=True)
+class BatchFinished:
+    batch: int
+    kind: BatchKind
+    indexed: int
+    skipped: int
+    failed: int
+    removed: int
+
+
+@dataclass(frozen=True, slots=True)
+class FoldersChanged:
+    """The watched folders changed (live, or while Docent was closed); a batch follows."""
+
+    changes: FolderChanges
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class WatchProblem:
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingFailed:
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryChanged:
+    """Documents were added, replaced or removed, or their embeddings moved on."""
+
+
+@dataclass(frozen=True, slots=True)
+class Idle:
+    """Every batch is done and every chunk embedded."""
+
+
+IntakeEvent = (
+    IngestEvent
+    | FileRemoved
+    | BatchStarted
+    | BatchFinished
+    | FoldersChanged
+    | WatchProblem
+    | EmbeddingProgress
+    | EmbeddingFailed
+    | LibraryChanged
+    | Idle
+)
+
+
+@dataclass(slots=True)
+class _Batch:
+    number: int
+    kind: BatchKind
+    paths: list[Path] = field(default_factory=list)
+    remove: list[str] = field(default_factory=list)
+    force: bool = False
+    embed: bool = True
+    within: list[Path] | None = None  # watched folders: nothing outside them is followed
+    skipped: list[tuple[Path, str]] = field(default_factory=list)  # found so by the watcher
+
+
+class Subscription:
+    """Every intake event from its creation on, in order, until it is closed."""
+
+    def __init__(self, listeners: set[asyncio.Queue[IntakeEvent]]) -> None:
+        self._listeners = listeners
+        self._queue: asyncio.Queue[IntakeEvent] = asyncio.Queue()
+        listeners.add(self._queue)
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> IntakeEvent:
+        return await self._queue.get()
+
+    def close(self) -> None:
+        self._listeners.discard(self._queue)
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType
+    ) -> None:
+        self.close()
+
+
+class Intake:
+    def __init__(self, library: Library, reader: DocumentReader) -> None:
+        self.library = library
+        self.reader = reader
+        self._queue: asyncio.Queue[_Batch] = asyncio.Queue()
+        self._listeners: set[asyncio.Queue[IntakeEvent]] = set()
+        self._numbers = itertools.count(1)
+        self._worker: asyncio.Task[None] | None = None
+        self._watching: asyncio.Task[None] | None = None
+        self.folder_watch: FolderWatch | None = None
+        self._embed_wanted = False
+
+    # --- what callers use ------------------------------------------------------------------
+
+    def subscribe(self) -> Subscription:
+        return Subscription(self._listeners)
+
+    def add(self, paths: Sequence[Path], *, force: bool = False, embed: bool = True) -> int:
+        """Queue files and folders for indexing; returns the batch number its events carry.
+        `force` re-indexes unchanged files; `embed=False` leaves embedding to a later pass."""
+        return self._submit(
+            _Batch(next(self._numbers), "add", list(paths), force=force, embed=embed)
+        )
+
+    async def remove(self, paths: Sequence[str]) -> int:
+        """Remove indexed documents (by path) now, not behind queued work; returns how many."""
+        removed = await self._remove(list(paths))
+        self._publish(LibraryChanged())
+        return removed
+
+    def sync(self, changes: FolderChanges, folders: Sequence[Path]) -> int:
+        """Queue what changed in watched `folders`: removals, then files to (re)index."""
+        return self._submit(
+            _Batch(
+                next(self._numbers),
+                "sync",
+                list(changes.index),
+                list(changes.remove),
+                within=list(folders),
+                skipped=list(changes.skipped),
+            )
+        )
+
+    async def index(
+        self, paths: Sequence[Path], *, force: bool = False, embed: bool = False
+    ) -> AsyncIterator[IntakeEvent]:
+        """Index `paths` now and yield what happens to them; with `embed`, then the embedding
+        pass too, until the library is up to date."""
+        with self.subscribe() as events:
+            mine = self.add(paths, force=force, embed=embed)
+            running = finished = False
+            async for event in events:
+                embedding = isinstance(event, EmbeddingProgress | EmbeddingFailed)
+                if isinstance(event, BatchStarted):
+                    running = event.batch == mine
+                elif isinstance(event, BatchFinished) and event.batch == mine:
+                    running, finished = False, True
+                    if not embed:
+                        return
+                elif finished and isinstance(event, Idle):  # the first Idle after it is its own
+                    return
+                elif running or (finished and embedding):
+                    yield event
+
+    def watch(self, folders: Sequence[Path]) -> None:
+        """Follow `folders` from now on, replacing any earlier watch: first what changed while
+        Docent was closed, then changes as they happen."""
+        previous = self._watching
+        if previous is not None:
+            previous.cancel()
+        self._watching = (
+            asyncio.ensure_future(self._watch([Path(f) for f in folders], previous))
+            if folders
+            else None
+        )
+
+    async def close(self) -> None:
+        """Stop watching and indexing: a file being read is abandoned (its reader process
+        stopped), and the next start resumes where this stopped."""
+        for task in (self._watching, self._worker):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+    # --- the queue ---------------------------------------------------------------------------
+
+    def _submit(self, batch: _Batch) -> int:
+        self._queue.put_nowait(batch)
+        if self._worker is None or self._worker.done():
+            self._worker = asyncio.ensure_future(self._work())
+        return batch.number
+
+    def _publish(self, event: IntakeEvent) -> None:
+        for listener in self._listeners:
+            listener.put_nowait(event)
+
+    async def _work(self) -> None:
+        while True:
+            batch = await self._queue.get()
+            self._embed_wanted |= batch.embed
+            self._publish(BatchStarted(batch.number, batch.kind))
+            counts = await self._run(batch)
+            self._publish(BatchFinished(batch.number, batch.kind, *counts))
+            self._publish(LibraryChanged())
+            if self._queue.empty():
+                if self._embed_wanted:
+                    self._embed_wanted = False
+                    await self._embed()
+                self._publish(Idle())
+
+    async def _run(self, batch: _Batch) -> tuple[int, int, int, int]:
+        removed = 0
+        if batch.remove:
+            removed = await self._remove(batch.remove)
+        collected = await asyncio.to_thread(collect_files, batch.paths, batch.within)
+        files = collected.files
+        outcomes: list[IngestEvent] = [
+            *(FileFailed(path, "no such file or folder") for path in collected.missing),
+            *(FileSkipped(path, reason) for path, reason in batch.skipped + collected.skipped),
+        ]
+        for problem in outcomes:
+            self._publish(problem)
+        for position, path in enumerate(files, start=1):
+            self._publish(FileStarted(path, position, len(files)))
+            outcome = await self._index_file(path, batch.force)
+            outcomes.append(outcome)
+            self._publish(outcome)
+        return (
+            sum(isinstance(o, FileIndexed) for o in outcomes),
+            sum(isinstance(o, FileSkipped) for o in outcomes),
+            sum(isinstance(o, FileFailed) for o in outcomes),
+            removed,
+        )
+
+    async def _remove(self, paths: list[str]) -> int:
+        by_path = {d.path: d for d in await self.library.documents()}
+        removed = 0
+        for path in paths:
+            if (document := by_path.get(path)) is not None:
+                removed += await self.library.remove(document.id)
+            self._publish(FileRemoved(path))
+        return removed
+
+    async def _embed(self) -> None:
+        try:
+            await self.library.embed_pending(self._publish)
+        except Exception as error:  # the embedder's failure: the index itself is fine
+            self._publish(EmbeddingFailed(f"embedding stopped: {error}"))
+        self._publish(LibraryChanged())
+
+    # --- one file ----------------------------------------------------------------------------
+
+    async def _index_file(self, path: Path, force: bool) -> FileIndexed | FileSkipped | FileFailed:
+        try:
+            return await self._read_and_write(path, force)
+        except DocumentError as error:
+            return FileFailed(path, str(error))
+        except sqlite3.Error as error:
+            return FileFailed(path, f"the index could not store it: {error}")
+        except FileNotFoundError:
+            return FileFailed(path, "the file disappeared before it could be read")
+        except PermissionError:
+            return FileFailed(path, "permission denied: Docent may not read this file")
+        except OSError as error:
+            return FileFailed(path, f"cannot be read: {error.strerror or error}")
+        except Exception as error:  # one file never stops the others
+            return FileFailed(path, f"could not be indexed: {error!r}")
+
+    async def _read_and_write(
+        self, path: Path, force: bool
+    ) -> FileIndexed | FileSkipped | FileFailed:
+        stat = await asyncio.to_thread(path.stat)
+        previous = None if force else await self.library.document_by_path(str(path))
+        if previous and (previous.size, previous.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
+            return FileSkipped(path, "unchanged since it was indexed")
+        digest = await asyncio.to_thread(sha256_of, path)
+        if previous and previous.sha256 == digest:
+            return FileSkipped(path, "unchanged content")
+        opened: Opened | None = None
+        note: str | None = None
+        chunks: list[Chunk] = []
+        async with contextlib.aclosing(self.reader.parse(path)) as events:
+            async for event in events:
+                match event:
+                    case Opened():
+                        opened = event
+                    case ChunksRead(done=done, total=total, chunks=batch):
+                        chunks += batch
+                        self._publish(PagesParsed(path, done, total))
+                    case Parsed():
+                        note = event.note
+        assert opened is not None, "the reader reports a document opened before its chunks"
+        written = await self.library.write_document(
+            NewDocument(
+                path=str(path),
+                title=opened.title,
+                format=opened.format,
+                sha256=digest,
+                size=stat.st_size,
+                mtime_ns=stat.st_mtime_ns,
+                pages=opened.pages,
+                note=note,
+            ),
+            chunks,
+        )
+        return FileIndexed(path, written.document_id, opened.pages, len(chunks), note)
+
+    # --- watched folders ---------------------------------------------------------------------
+
+    async def _watch(self, folders: list[Path], previous: asyncio.Task[None] | None) -> None:
+        if previous is not None:
+            await asyncio.gather(previous, return_exceptions=True)  # its thread has stopped
+        watch = self.folder_watch = FolderWatch(self.library, folders)
+        try:
+            if missing := await asyncio.to_thread(watch.missing):
+                names = ", ".join(str(folder) for folder in missing)
+                self._publish(WatchProblem(f"Watched folder not found: {names}"))
+            self._follow(await watch.pending(), "Changed while Docent was closed", watch)
+            async for changes in watch.changes():
+                self._follow(changes, "Changed in watched folders", watch)
+        except Exception as error:  # a folder vanished, the OS refused a watch
+            self._publish(WatchProblem(f"Watched folders are no longer followed: {error}"))
+        finally:
+            watch.close()
+
+    def _follow(self, changes: FolderChanges, why: str, watch: FolderWatch) -> None:
+        if changes:
+            self._publish(FoldersChanged(changes, why))
+        self.sync(changes, watch.folders)
+
+
+def sha256_of(path: Path) -> str:
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
