@@ -3,8 +3,9 @@ from pathlib import Path
 
 import pytest
 
-from app.index.schema import SCHEMA_VERSION, SchemaTooNew
-from app.index.store import Store
+from app.documents import Chunk
+from app.index.schema import MIGRATIONS, SCHEMA_VERSION, SchemaTooNew
+from app.index.store import NewDocument, Store
 
 
 def test_a_new_library_is_created_at_the_current_schema_in_wal_mode(tmp_path: Path) -> None:
@@ -48,3 +49,56 @@ def test_a_later_migration_step_upgrades_an_existing_library_in_place(
         assert store.get_meta("kept") == "yes"
     finally:
         store.close()
+
+
+def test_ids_of_removed_documents_and_chunks_are_never_reused(tmp_path: Path) -> None:
+    store = Store(tmp_path / "library.sqlite3")
+    try:
+        first = store.write_document(_document("/a.pdf"), [_chunk(0), _chunk(1)])
+        store.remove_document(first.document_id)
+        second = store.write_document(_document("/b.pdf"), [_chunk(0)])
+        (chunk_id,) = [c.id for c in store.page_chunks(second.document_id, 1)]
+    finally:
+        store.close()
+    assert second.document_id > first.document_id
+    assert chunk_id == 3  # after the removed document's chunks 1 and 2
+
+
+def test_the_autoincrement_migration_keeps_documents_chunks_text_and_vectors(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "library.sqlite3"
+    connection = sqlite3.connect(path, isolation_level=None)
+    for step in MIGRATIONS[:2]:  # a library as the previous release wrote it
+        for statement in step:
+            connection.execute(statement)
+    connection.execute("PRAGMA user_version = 2")
+    connection.execute(
+        "INSERT INTO documents VALUES (7, '/r.pdf', 'R', 'pdf', 'x', 1, 1, 1, 1, NULL, 'now')"
+    )
+    connection.execute("INSERT INTO chunks VALUES (9, 7, 0, 1, '1', NULL, 'seven years')")
+    connection.execute("INSERT INTO chunks_fts (rowid, body) VALUES (9, 'seven years')")
+    connection.execute("INSERT INTO vectors VALUES (9, ?)", [b"\0" * 16])
+    connection.close()
+
+    store = Store(path)
+    try:
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert store.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert [d.id for d in store.documents()] == [7]
+        assert [chunk for chunk, _ in store.keyword_search(["seven"], 5)] == [9]
+        assert store.db.execute("SELECT chunk_id FROM vectors").fetchall() == [(9,)]
+        added = store.write_document(_document("/s.pdf"), [_chunk(0)])
+        store.remove_document(7)  # the cascade works on the rebuilt tables
+        assert store.db.execute("SELECT count(*) FROM vectors").fetchone()[0] == 0
+    finally:
+        store.close()
+    assert added.document_id == 8
+
+
+def _document(path: str) -> NewDocument:
+    return NewDocument(path, path, "pdf", "x", 1, 1, 2, None)
+
+
+def _chunk(ordinal: int) -> Chunk:
+    return Chunk(ordinal, 1, "1", None, f"passage {ordinal}")
