@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.bootstrap import Docent
+from app.llm.engine import EngineError
 from app.paths import Paths
 from app.routing import NO_CLOUD
 from tests.documents import write_encrypted_pdf, write_pdf
@@ -115,6 +116,21 @@ def test_stop_cancels_the_answer_within_a_token(
     loop.run_until_complete(window.ask("Summarise every section of the report in detail."))
     assert len(tokens) <= 3
     assert "[stopped]" in window.conversation.transcript.toPlainText()
+
+
+def test_an_answer_that_cannot_start_says_why_instead_of_routing_forever(
+    window: MainWindow, loop: qasync.QEventLoop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def no_model() -> None:
+        raise EngineError("llama.cpp could not load the model: out of memory")
+
+    monkeypatch.setattr(window.docent, "answerer", no_model)
+    loop.run_until_complete(window.ask("How long are invoices kept?"))
+    reason = "llama.cpp could not load the model: out of memory"
+    assert window.conversation.badge.text() == f"failed: {reason}"
+    assert window.conversation.transcript.toPlainText().endswith(f"[failed: {reason}]")
+    assert window.statusBar().currentMessage() == f"The answer failed: {reason}"
+    assert window.stop_button.isEnabled() is False
 
 
 def test_shift_enter_makes_a_new_line_instead_of_sending(window: MainWindow, qtbot: QtBot) -> None:
