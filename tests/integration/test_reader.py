@@ -1,0 +1,82 @@
+"""The reader process under stress: a crash mid-document fails that document only, and no reader
+outlives the app that started it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import psutil
+
+from app.intake import FileFailed, FileIndexed, IntakeEvent, PagesParsed
+from tests.conftest import REPO
+from tests.documents import write_long_pdf, write_pdf
+from tests.integration.conftest import opened, run
+
+
+def reader_processes() -> list[psutil.Process]:
+    return [
+        child
+        for child in psutil.Process().children(recursive=True)
+        if "app.documents.worker" in child.cmdline()
+    ]
+
+
+def test_a_reader_crash_fails_that_document_and_the_next_one_is_read(tmp_path: Path) -> None:
+    big = write_long_pdf(tmp_path / "big.pdf", pages=600)
+    after = write_pdf(tmp_path / "after.pdf")
+
+    async def scenario() -> tuple[list[IntakeEvent], list[str], bool]:
+        events: list[IntakeEvent] = []
+        crashed: list[int] = []
+        async with opened(embeddings=False) as docent:
+            async for event in docent.intake.index([big, after]):
+                events.append(event)
+                if isinstance(event, PagesParsed) and event.path == big and not crashed:
+                    (reader,) = reader_processes()
+                    crashed.append(reader.pid)
+                    os.kill(reader.pid, signal.SIGSEGV)  # as MuPDF crashing on a page would
+            names = [d.name for d in await docent.library.documents()]
+            (fresh,) = reader_processes()
+            return events, names, fresh.pid != crashed[0]
+
+    events, names, restarted = run(scenario())
+    outcomes = {e.path.name: e for e in events if isinstance(e, FileFailed | FileIndexed)}
+    assert outcomes["big.pdf"] == FileFailed(big, "crashed the PDF reader")
+    assert isinstance(outcomes["after.pdf"], FileIndexed)
+    assert names == ["after.pdf"]
+    assert restarted  # a new reader read after.pdf
+    assert not reader_processes()  # closing Docent stopped it
+
+
+def test_no_reader_outlives_an_app_killed_mid_document(tmp_path: Path) -> None:
+    big = write_long_pdf(tmp_path / "big.pdf", pages=2000)
+    app = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tests.integration.index_worker",
+            str(tmp_path / "library.sqlite3"),
+            str(big),
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert app.stdout is not None
+    for line in app.stdout:  # the reader is well into the document
+        if line.startswith("pages big.pdf"):
+            break
+    (reader,) = [
+        child
+        for child in psutil.Process(app.pid).children()
+        if "app.documents.worker" in child.cmdline()
+    ]
+    app.kill()
+    app.wait(timeout=30)
+    app.stdout.close()
+    _, alive = psutil.wait_procs([reader], timeout=30)
+    assert not alive, "the reader kept running after the app was killed"
