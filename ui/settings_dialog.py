@@ -47,6 +47,12 @@ _NUMBERS = (
     ("retrieval", "top_k", "Passages per question", 0, 20),
     ("retrieval", "context_tokens", "Source text per prompt (tokens)", 0, 32768),
 )
+# The document reader's limits, on the library page.
+_LIMITS = (
+    ("library", "parse_timeout_s", "Longest time to read one document (s)", 0, 86400),
+    ("library", "parse_memory_mb", "Most memory to read one document (MB)", 0, 1048576),
+    ("library", "max_unpacked_mb", "Most an EPUB or XPS may inflate to (MB)", 0, 1048576),
+)
 
 
 class SettingsDialog(QDialog):
@@ -75,14 +81,7 @@ class SettingsDialog(QDialog):
         form.addRow("Chat model (catalog name or GGUF file)", model_row)
         form.addRow("", self._error_label("local.chat_model"))
         self.numbers: dict[str, QSpinBox] = {}
-        for section, name, label, low, high in _NUMBERS:
-            box = QSpinBox()
-            box.setRange(low, high)
-            value = getattr(getattr(docent.settings, section), name)
-            box.setValue(0 if value is None else value)
-            self.numbers[f"{section}.{name}"] = box
-            form.addRow(label, box)
-            form.addRow("", self._error_label(f"{section}.{name}"))
+        self._number_rows(form, _NUMBERS)
         local_page = QWidget()
         local_page.setLayout(form)
         self.tabs = QTabWidget()
@@ -94,7 +93,10 @@ class SettingsDialog(QDialog):
         self.library = WatchedFoldersPage(
             docent.settings.library.watched_folders, self._error_label("library")
         )
-        self.tabs.addTab(self.library, "Watched folders")
+        limits = QFormLayout()
+        self._number_rows(limits, _LIMITS)
+        self.library.layout().addItem(limits)
+        self.tabs.addTab(self.library, "Library")
         self.serving = ServingPage(docent.settings.serve_mcp)
         self.tabs.addTab(self.serving, "Serve over MCP")
         buttons = QDialogButtonBox(
@@ -109,6 +111,18 @@ class SettingsDialog(QDialog):
         layout.addWidget(buttons)
         self.applying: asyncio.Task[bool] | None = None
         self.loading = asyncio.ensure_future(self._load_keys())
+
+    def _number_rows(
+        self, form: QFormLayout, numbers: tuple[tuple[str, str, str, int, int], ...]
+    ) -> None:
+        for section, name, label, low, high in numbers:
+            box = QSpinBox()
+            box.setRange(low, high)
+            value = getattr(getattr(self.docent.settings, section), name)
+            box.setValue(0 if value is None else int(value))
+            self.numbers[f"{section}.{name}"] = box
+            form.addRow(label, box)
+            form.addRow("", self._error_label(f"{section}.{name}"))
 
     def _cloud_lists(self, settings: Settings) -> None:
         self.keychain = QLabel("Looking for the keychain…")
@@ -261,7 +275,7 @@ class SettingsDialog(QDialog):
             },
         }
         raw["secrets"] = {"plaintext_file_consent": self.consent.isChecked()}
-        raw["library"] = {"watched_folders": self.library.values()}
+        raw["library"]["watched_folders"] = self.library.values()
         raw["serve_mcp"] = self.serving.values()
         return raw
 
@@ -342,7 +356,8 @@ class SettingsDialog(QDialog):
             entry_list.show_error(index, f"{field}: {message}" if field else message)
             self.tabs.setCurrentWidget(entry_list)
         elif location[:1] == ("library",):
-            self._show("library", message)
+            key = ".".join(str(part) for part in location)
+            self._show(key if key in self.errors else "library", message)
             self.tabs.setCurrentWidget(self.library)
         elif location[:1] == ("routing",):
             self._show("routing", f"{'.'.join(str(part) for part in location[1:])}: {message}")

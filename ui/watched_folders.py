@@ -1,4 +1,4 @@
-"""Settings → Watched folders: the folders whose documents Docent keeps indexed as they change."""
+"""Settings → Library: the folders whose documents Docent keeps indexed as they change."""
 
 from __future__ import annotations
 

@@ -42,6 +42,27 @@ def test_an_invalid_number_is_refused_next_to_its_field(
     dialog.deleteLater()
 
 
+def test_the_document_readers_limits_are_refused_saved_and_applied_in_place(
+    docent: Docent, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    dialog = SettingsDialog(docent)
+    dialog.library.add(str(tmp_path))
+    dialog.numbers["library.parse_timeout_s"].setValue(2)
+    assert loop.run_until_complete(dialog.submit()) is False
+    assert dialog.errors["library.parse_timeout_s"].text() == (
+        "Input should be greater than or equal to 5"
+    )
+    assert dialog.tabs.currentWidget() is dialog.library
+    dialog.numbers["library.parse_timeout_s"].setValue(30)
+    dialog.numbers["library.parse_memory_mb"].setValue(512)
+    assert loop.run_until_complete(dialog.submit()) is True
+    saved = json.loads(docent.paths.settings_file.read_text())["library"]
+    assert (saved["parse_timeout_s"], saved["parse_memory_mb"]) == (30, 512)
+    assert saved["watched_folders"] == [str(tmp_path)]
+    assert (docent.reader.limits.timeout_s, docent.reader.limits.memory_bytes) == (30, 512 << 20)
+    dialog.deleteLater()
+
+
 def test_a_missing_model_file_is_refused(docent: Docent, loop: qasync.QEventLoop) -> None:
     dialog = SettingsDialog(docent)
     dialog.model.setText("/nowhere/model.gguf")
