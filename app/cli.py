@@ -29,6 +29,7 @@ from app.errors import DocentError
 from app.evaluation import MODES, evaluate, load_questions, table
 from app.index import DocumentInfo, EmbeddingProgress
 from app.intake import (
+    BatchFailed,
     EmbeddingFailed,
     FileFailed,
     FileIndexed,
@@ -254,7 +255,8 @@ async def _index(docent: Docent, paths: list[Path], *, embed: bool) -> int:
             case EmbeddingProgress(done=done, total=total):
                 embedded = done
                 progress.update(f"embedding: {done}/{total} chunks")
-            case EmbeddingFailed(reason=reason):
+            case EmbeddingFailed(reason=reason) | BatchFailed(reason=reason):
+                failed += isinstance(event, BatchFailed)
                 progress.line(f"error: {reason}")
     if embedded:
         progress.line(f"embedded {embedded} chunks: semantic search is up to date")

@@ -91,6 +91,14 @@ class BatchFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class BatchFailed:
+    """Something outside any one file failed (the index could not be read); the batch ends."""
+
+    batch: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class FoldersChanged:
     """The watched folders changed (live, or while Docent was closed); a batch follows."""
 
@@ -123,6 +131,7 @@ IntakeEvent = (
     | FileRemoved
     | BatchStarted
     | BatchFinished
+    | BatchFailed
     | FoldersChanged
     | WatchProblem
     | EmbeddingProgress
@@ -271,7 +280,11 @@ class Intake:
             batch = await self._queue.get()
             self._embed_wanted |= batch.embed
             self._publish(BatchStarted(batch.number, batch.kind))
-            counts = await self._run(batch)
+            try:
+                counts = await self._run(batch)
+            except Exception as error:  # the queue goes on: later batches may well succeed
+                self._publish(BatchFailed(batch.number, f"indexing stopped: {error}"))
+                counts = (0, 0, 0, 0)
             self._publish(BatchFinished(batch.number, batch.kind, *counts))
             self._publish(LibraryChanged())
             if self._queue.empty():

@@ -33,6 +33,7 @@ from app.bootstrap import Docent
 from app.cloud.health import Health, HealthState
 from app.index import EmbeddingProgress
 from app.intake import (
+    BatchFailed,
     BatchFinished,
     EmbeddingFailed,
     FileFailed,
@@ -349,7 +350,7 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(f"{why}: {changes.describe()}…")
                 for path in changes.index:
                     self.documents.row(path)
-            case WatchProblem(message=message):
+            case WatchProblem(message=message) | BatchFailed(reason=message):
                 self.statusBar().showMessage(message)
             case BatchFinished(batch=batch, kind=kind):
                 self._finished_batch = batch

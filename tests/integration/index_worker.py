@@ -1,4 +1,5 @@
-"""A child process for tests that must kill or measure indexing: prints one line per event.
+"""A child process for tests that must kill or measure indexing: prints one line per event
+(outcomes as JSON, with the reason or note).
 
 python -m tests.integration.index_worker DATABASE FILE...
 """
@@ -6,13 +7,14 @@ python -m tests.integration.index_worker DATABASE FILE...
 from __future__ import annotations
 
 import asyncio
+import json
 import resource
 import sys
 from pathlib import Path
 
 from app.documents.reader import DocumentReader, ReadLimits
 from app.index import Library
-from app.intake import FileFailed, FileIndexed, Intake, PagesParsed
+from app.intake import FileFailed, FileIndexed, FileSkipped, Intake, PagesParsed
 from app.settings import LibrarySettings
 
 
@@ -25,8 +27,11 @@ async def main(database: Path, files: list[Path]) -> None:
         async for event in intake.index(files):
             if isinstance(event, PagesParsed):
                 print(f"pages {event.path.name} {event.done}/{event.total}", flush=True)
-            elif isinstance(event, FileIndexed | FileFailed):
+            elif isinstance(event, FileIndexed | FileFailed | FileSkipped):
                 print(f"{type(event).__name__} {event.path.name}", flush=True)
+                says = event.note if isinstance(event, FileIndexed) else event.reason
+                outcome = {"path": str(event.path), "event": type(event).__name__, "says": says}
+                print(f"outcome {json.dumps(outcome)}", flush=True)
     finally:
         await intake.close()
         await reader.close()

@@ -1,5 +1,6 @@
-"""The reader process under stress: a crash mid-document fails that document only, and no reader
-outlives the app that started it."""
+"""The reader process under stress: a document that takes too long or too much memory, or that
+crashes the reader, fails alone with its reason; the next one is read by a fresh reader; and no
+reader outlives the app that started it."""
 
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ import sys
 from pathlib import Path
 
 import psutil
+import pytest
 
+from app.documents.reader import ReadLimits
 from app.intake import FileFailed, FileIndexed, IntakeEvent, PagesParsed
 from tests.conftest import REPO
 from tests.documents import write_long_pdf, write_pdf
+from tests.hostile_files import write_zip_bomb_epub
 from tests.integration.conftest import opened, run
 
 
@@ -23,6 +27,38 @@ def reader_processes() -> list[psutil.Process]:
         for child in psutil.Process().children(recursive=True)
         if "app.documents.worker" in child.cmdline()
     ]
+
+
+@pytest.mark.parametrize(
+    ("limits", "reason"),
+    [
+        # No unpacked-size limit: MuPDF lays out 200 MB of XHTML (it ran for 87 minutes).
+        (
+            ReadLimits(timeout_s=2, memory_bytes=8 << 30, max_unpacked_bytes=1 << 40),
+            "took longer than 2 s to read",
+        ),
+        (
+            ReadLimits(timeout_s=600, memory_bytes=256 << 20, max_unpacked_bytes=1 << 40),
+            "needed more than 256 MB of memory to read",
+        ),
+    ],
+)
+def test_a_document_over_a_limit_fails_alone(
+    limits: ReadLimits, reason: str, tmp_path: Path
+) -> None:
+    bomb = write_zip_bomb_epub(tmp_path / "bomb.epub")
+    after = write_pdf(tmp_path / "after.pdf")
+
+    async def scenario() -> list[IntakeEvent]:
+        async with opened(embeddings=False) as docent:
+            docent.reader.limits = limits
+            events = [e async for e in docent.intake.index([bomb, after])]
+            return [e for e in events if isinstance(e, FileFailed | FileIndexed)]
+
+    failed, indexed = run(scenario())
+    assert failed == FileFailed(bomb, reason)
+    assert isinstance(indexed, FileIndexed)
+    assert indexed.path == after
 
 
 def test_a_reader_crash_fails_that_document_and_the_next_one_is_read(tmp_path: Path) -> None:
