@@ -1,9 +1,10 @@
 """A folder of real, odd and hostile documents, each with what a correct indexer does with it.
 
-Every case is a real file of its kind (the PDFs are written by PyMuPDF or byte by byte where
-PyMuPDF refuses to write something broken). `write_hostile_folder` writes them all and returns,
-per path, the expected outcome: indexed (with a phrase that must then be found, and maybe a
-note), failed (with the start of the reason), or skipped (a link leading out of the folder).
+Every case is a real file of its kind: one from Debian (tests/data), the rest written here (PDFs
+by PyMuPDF, or byte by byte where PyMuPDF refuses to write something broken).
+`write_hostile_folder` writes them all and returns, per path, the expected outcome: indexed (with
+a phrase that must then be found, and maybe a note), failed (with the start of the reason), or
+skipped (a link leading out of the folder).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from tests.documents import (
 )
 
 Outcome = Literal["indexed", "failed", "skipped"]
+DATA = Path(__file__).resolve().parent / "data"
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +216,9 @@ def write_hostile_folder(folder: Path, shuffle: int | None = None) -> dict[Path,
         "indexed",
         "Sphinx marker ocelot",
     )
+    real_epub = folder / "developers-reference.epub"
+    real_epub.write_bytes((DATA / "developers-reference.epub").read_bytes())
+    case(real_epub, "indexed", "Security uploads")
     case(write_zip_bomb_epub(folder / "bomb.epub"), "failed", "too large when unpacked")
     case(write_page_tree_cycle_pdf(folder / "cycle.pdf"), "failed", "the PDF's page tree loops")
     for depth in (5_000, 100_000):
@@ -251,7 +256,7 @@ def write_hostile_folder(folder: Path, shuffle: int | None = None) -> dict[Path,
     case(folder / "photo.pdf", "failed", "unsupported type: the file is a PNG image")
     (folder / "random.txt").write_bytes(random.Random(3).randbytes(8192))
     case(folder / "random.txt", "failed", "not readable as plain text")
-    case(write_long_pdf(folder / "two-thousand.pdf", 2000), "indexed", "balances account 61999")
+    case(write_long_pdf(folder / "two-thousand.pdf", 2000), "indexed", "balances account 62011")
     case(write_dense_page_pdf(folder / "dense-page.pdf"), "indexed", "Dense page marker quetzal")
     # MuPDF's HTML layout overflows its stack (not only the main thread's, any size tried).
     case(write_nested_tables_html(folder / "tables.html"), "failed", "crashed the HTML reader")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import zipfile
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -122,6 +123,8 @@ def detect(path: Path, head: bytes) -> Detected:
     """Decide the format from the extension and the first bytes; refuse what we cannot read."""
     by_extension = EXTENSIONS.get(path.suffix.lower())
     sniffed = sniff(head)
+    if isinstance(sniffed, Foreign) and head.startswith(b"PK\x03\x04") and _is_epub(path):
+        sniffed = Format.EPUB
     if isinstance(sniffed, Foreign):
         if by_extension is Format.XPS and "zip" in sniffed.description:
             return Detected(Format.XPS)
@@ -158,3 +161,18 @@ def detect(path: Path, head: bytes) -> Detected:
     return Detected(
         sniffed, f"named {path.suffix} but is a {sniffed.label} file; indexed as {sniffed.label}"
     )
+
+
+def _is_epub(path: Path) -> bool:
+    """An EPUB whose `mimetype` entry is not the zip's first (Sphinx writes them so) is still an
+    EPUB to every reader, MuPDF included: ask the zip's directory, as they do."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            if "mimetype" in names:
+                with archive.open("mimetype") as entry:
+                    if entry.read(64).strip() == b"application/epub+zip":
+                        return True
+            return "META-INF/container.xml" in names
+    except (zipfile.BadZipFile, OSError, ValueError, RuntimeError):
+        return False

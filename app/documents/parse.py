@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import Any
 
 from app.documents.formats import Format, UnsupportedFormat, detect
-from app.documents.textcodec import NotTextError, decode_text
+from app.documents.textcodec import Decoded, NotTextError, decode_text
 from app.errors import DocentError
 
 MAX_TEXT_BYTES = 64 << 20
@@ -176,7 +176,7 @@ def open_document(path: Path, *, max_unpacked: int | None = None) -> ParsedDocum
         raise DocumentError(str(error)) from None
 
     encoding: str | None = None
-    outline_note: str | None = None
+    reading_note: str | None = None
     pymupdf = mupdf()
     if max_unpacked is not None and detected.format in (Format.EPUB, Format.XPS):
         _refuse_zip_bomb(path, size, max_unpacked)
@@ -187,11 +187,13 @@ def open_document(path: Path, *, max_unpacked: int | None = None) -> ParsedDocum
                     f"too large for a {detected.format.label} file "
                     f"({size / 2**20:.0f} MB; the limit is {MAX_TEXT_BYTES >> 20} MB)"
                 )
-            text, encoding = _read_text(path, detected.format)
+            text, encoding, assumed = _read_text(path, detected.format)
+            if assumed:
+                reading_note = f"encoding assumed: {assumed}"
             text = break_long_runs(text, markup=detected.format is not Format.TEXT)
             doc = pymupdf.open(stream=text.encode("utf-8"), filetype=detected.format.value)
         elif detected.format is Format.PDF:
-            doc, outline_note = _open_pdf(path)
+            doc, reading_note = _open_pdf(path)
         else:
             doc = pymupdf.open(path, filetype=detected.format.value)
     except FileNotFoundError:
@@ -211,7 +213,7 @@ def open_document(path: Path, *, max_unpacked: int | None = None) -> ParsedDocum
         raise DocumentError(
             f"damaged or not a valid {detected.format.label} file (no readable pages)"
         )
-    note = "; ".join(filter(None, [detected.note, outline_note])) or None
+    note = "; ".join(filter(None, [detected.note, reading_note])) or None
     if doc.is_repaired:
         note = "; ".join(filter(None, [note, "damaged file repaired: some text may be missing"]))
     title = _normalise((doc.metadata or {}).get("title") or "") or path.stem
@@ -307,26 +309,26 @@ def break_long_runs(text: str, *, markup: bool) -> str:
     return (_TAG_OR_LONG_RUN if markup else _LONG_RUN).sub(broken, text)
 
 
-def _read_text(path: Path, fmt: Format) -> tuple[str, str]:
+def _read_text(path: Path, fmt: Format) -> Decoded:
     data = path.read_bytes()
-    text: str | None = None
-    encoding = ""
+    decoded: Decoded | None = None
     if fmt is Format.HTML and (declared := _META_CHARSET.search(data[:4096])):
         name = declared.group(1).decode("ascii", "replace")
         try:
-            text, encoding = data.decode(name), name.lower()
+            decoded = Decoded(data.decode(name), name.lower())
         except (LookupError, UnicodeDecodeError):
-            text = None  # the declaration lies; detect instead
-    if text is None:
+            decoded = None  # the declaration lies; detect instead
+    if decoded is None:
         try:
-            text, encoding = decode_text(data)
+            decoded = decode_text(data)
         except NotTextError as error:
             raise DocumentError(f"not readable as {fmt.label}: {error}") from None
-    if not text.strip():
+    if not decoded.text.strip():
         raise DocumentError("contains only whitespace")
-    if fmt is Format.MARKDOWN and not text.endswith("\n"):
-        text += "\n"  # MuPDF's Markdown reader drops the last character of an unterminated line
-    return text, encoding
+    if fmt is Format.MARKDOWN and not decoded.text.endswith("\n"):
+        # MuPDF's Markdown reader drops the last character of an unterminated line.
+        decoded = decoded._replace(text=decoded.text + "\n")
+    return decoded
 
 
 def _normalise(text: str) -> str:

@@ -1,10 +1,20 @@
 """Decode text files whose encoding nobody wrote down: BOMs, UTF-16 without BOM, UTF-8, then
-charset-normalizer for legacy encodings (GB18030, Shift-JIS, cp1252, …)."""
+charset-normalizer for legacy encodings (GB18030, Shift-JIS, cp1252, …).
+
+Latin-script single-byte code pages fit the same bytes equally well as far as charset-normalizer
+can tell: it decoded Danish Latin-1 as cp1250 ("Ærøskøbing" as "Ćrřskřbing"). Among them Docent
+keeps the decoding whose accented letters the fewest languages of that code page account for
+(Danish needs one for æ, ø and å; Ć, ř and ĺ need three), and on a tie the more common code page,
+Windows-1252 first as in browsers; a tie between decodings that differ is reported as a guess.
+"""
 
 from __future__ import annotations
 
 import codecs
 import re
+import unicodedata
+from collections import Counter
+from typing import NamedTuple
 
 import charset_normalizer
 
@@ -19,12 +29,65 @@ _BOMS = (
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 
+# The accented letters of the languages written in each Latin code page, in the order a tie
+# prefers them (Windows-1252 first: the WHATWG default for unlabelled Western text).
+_LATIN_CODE_PAGES: dict[str, tuple[str, dict[str, str]]] = {
+    "cp1252": (
+        "Windows-1252 (Western European)",
+        {
+            "danish/norwegian": "æøåé",
+            "swedish/finnish": "åäöé",
+            "german": "äöüß",
+            "french": "àâæçéèêëîïôœùûüÿ",
+            "spanish": "áéíñóúü",
+            "portuguese": "áâãàçéêíóôõú",
+            "italian": "àèéìíîòóùú",
+            "dutch": "áéèëïóöüú",
+            "icelandic": "áðéíóúýþæö",
+            "catalan": "àçèéíïòóúü",
+        },
+    ),
+    "cp1250": (
+        "Windows-1250 (Central European)",
+        {
+            "czech": "áčďéěíňóřšťúůýž",
+            "slovak": "áäčďéíĺľňóôŕšťúýž",
+            "polish": "ąćęłńóśźż",
+            "hungarian": "áéíóöőúüű",
+            "slovenian/croatian": "čćđšž",
+            "romanian": "ăâîşţ",
+            "german": "äöüß",
+        },
+    ),
+    "cp1257": (
+        "Windows-1257 (Baltic)",
+        {
+            "lithuanian": "ąčęėįšųūž",
+            "latvian": "āčēģīķļņšūž",
+            "estonian": "äõöüšž",
+            "german": "äöüß",
+        },
+    ),
+    "cp1254": (
+        "Windows-1254 (Turkish)",
+        {"turkish": "âçğıîöşûü", "german": "äöüß", "french": "àâçéèêëîïôûü"},
+    ),
+}
+_SAMPLE = 1 << 20  # bytes judged: enough letters, and fast on a 64 MB file
+
+
 class NotTextError(ValueError):
     """The bytes are not text in any encoding we can recognise."""
 
 
-def decode_text(data: bytes) -> tuple[str, str]:
-    """Return (text, encoding name). Raises NotTextError for binary data."""
+class Decoded(NamedTuple):
+    text: str
+    encoding: str
+    assumed: str | None = None  # several encodings fit: the one assumed, for the user
+
+
+def decode_text(data: bytes) -> Decoded:
+    """Decode `data`, or raise NotTextError for binary data."""
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             return _checked(data[len(bom) :].decode(encoding, errors="replace"), encoding)
@@ -39,7 +102,62 @@ def decode_text(data: bytes) -> tuple[str, str]:
     best = charset_normalizer.from_bytes(data).best()
     if best is None or best.encoding is None:
         raise NotTextError("not text in any known encoding")
-    return _checked(str(best), _canonical(best.encoding))
+    text = str(best)
+    if _latin_script(text):
+        return _latin(data)
+    return _checked(text, _canonical(best.encoding))
+
+
+def _latin_script(text: str) -> bool:
+    """Every accented letter is a Latin one (so a Latin code page is the question)."""
+    return all(
+        unicodedata.name(char, "").startswith("LATIN")
+        for char in set(text[:_SAMPLE])
+        if not char.isascii() and char.isalpha()
+    )
+
+
+def _latin(data: bytes) -> Decoded:
+    sample = data[:_SAMPLE]
+    judged: list[tuple[tuple[int, int], int, str, str]] = []
+    for rank, (code_page, (_, languages)) in enumerate(_LATIN_CODE_PAGES.items()):
+        try:
+            text = sample.decode(code_page)
+        except UnicodeDecodeError:  # a byte this code page leaves undefined
+            continue
+        judged.append((_implausibility(text, languages), rank, code_page, text))
+    if not judged:
+        raise NotTextError("not text in any known encoding")
+    judged.sort()
+    cost, _, code_page, text = judged[0]
+    tied = any(other[0] == cost and other[3] != text for other in judged[1:])
+    label = _LATIN_CODE_PAGES[code_page][0]
+    return _checked(data.decode(code_page), code_page)._replace(assumed=label if tied else None)
+
+
+def _implausibility(text: str, languages: dict[str, str]) -> tuple[int, int]:
+    """(accented letters no language of the code page has, languages needed for the rest).
+
+    A non-letter between two letters ("wi¹zka": Polish read as Windows-1252) counts as a letter
+    no language has."""
+    letters: Counter[str] = Counter()
+    strays = 0
+    for position, char in enumerate(text):
+        if char.isascii():
+            continue
+        if char.isalpha():
+            letters[char.lower()] += 1
+        elif 0 < position < len(text) - 1 and text[position - 1].isalpha():
+            strays += text[position + 1].isalpha()
+    needed = 0
+    left = dict(letters)
+    while left:
+        best = max(languages.values(), key=lambda alphabet: sum(left.get(c, 0) for c in alphabet))
+        if not any(c in left for c in best):
+            break
+        needed += 1
+        left = {c: n for c, n in left.items() if c not in best}
+    return sum(left.values()) + strays, needed
 
 
 def _utf16_without_bom(data: bytes) -> str | None:
@@ -60,7 +178,7 @@ def _canonical(encoding: str) -> str:
     return "gb18030" if encoding.lower() in {"gbk", "gb2312"} else encoding
 
 
-def _checked(text: str, encoding: str) -> tuple[str, str]:
+def _checked(text: str, encoding: str) -> Decoded:
     if len(_CONTROL.findall(text[:65536])) > 0.05 * max(1, len(text[:65536])):
         raise NotTextError("binary data (mostly control characters)")
-    return text, encoding
+    return Decoded(text, encoding)

@@ -1,3 +1,4 @@
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,18 @@ def test_pdf_without_extension_is_still_a_pdf() -> None:
 def test_refuses_what_it_cannot_read(name: str, head: bytes, message: str) -> None:
     with pytest.raises(UnsupportedFormat, match=message.replace("(", r"\(").replace(")", r"\)")):
         detect(Path(name), head)
+
+
+def test_an_epub_whose_mimetype_is_not_the_first_entry_is_an_epub() -> None:
+    """Debian's developers-reference.epub (Sphinx): opened by every reader, once refused here."""
+    real = Path(__file__).resolve().parent.parent / "data" / "developers-reference.epub"
+    detected = detect(real, real.read_bytes()[:4096])
+    assert (detected.format, detected.note) == (Format.EPUB, None)
+
+
+def test_a_plain_zip_is_still_refused_as_one(tmp_path: Path) -> None:
+    archive = tmp_path / "book.epub"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("chapter.txt", "not an e-book")
+    with pytest.raises(UnsupportedFormat, match="the file is a zip archive"):
+        detect(archive, archive.read_bytes()[:4096])
