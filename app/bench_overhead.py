@@ -35,7 +35,7 @@ from app.bench import Measure, bench_generation, bench_router
 from app.bench_inference import filler, one_request
 from app.bootstrap import Docent
 from app.llm.engine import ChatEngine, GenerationRequest
-from app.processes import free_loopback_port, serving
+from app.processes import free_loopback_port, own_module, serving
 from app.secrets import provider_key
 from app.settings import CloudSettings, ProviderSettings
 
@@ -73,7 +73,7 @@ def paced_provider() -> Starlette:
 def paced_provider_process(log: Path) -> Iterator[str]:
     """The reference provider in a process of its own; yields its base URL."""
     port = free_loopback_port()
-    command = [sys.executable, "-m", "app.bench_overhead", "serve", str(port)]
+    command = own_module("app.bench_overhead", "serve", str(port))
     with serving(command, "Uvicorn running on", log, timeout_s=60):
         yield f"http://127.0.0.1:{port}/v1"
 

@@ -23,7 +23,7 @@ from mcp.server.mcpserver import Context, MCPServer
 
 from app.bench import Measure
 from app.cloud.client import McpConnection
-from app.processes import free_loopback_port, serving
+from app.processes import free_loopback_port, own_module, serving
 from app.settings import McpServerSettings
 
 TRANSPORTS = ("stdio", "sse", "streamable-http")
@@ -86,7 +86,9 @@ def settings(transport: str, url: str = "") -> McpServerSettings:
         name=f"bench-{transport}",
         transport=transport,
         command=sys.executable if transport == "stdio" else "",
-        args=["-m", "app.bench_transport", "serve", "stdio"] if transport == "stdio" else [],
+        args=own_module("app.bench_transport", "serve", "stdio")[1:]
+        if transport == "stdio"
+        else [],
         url=url,
         chat_tool="stream",
         models=["none"],
@@ -96,7 +98,7 @@ def settings(transport: str, url: str = "") -> McpServerSettings:
 @contextmanager
 def http_server(transport: str, log: Path) -> Iterator[str]:
     port = free_loopback_port()
-    command = [sys.executable, "-m", "app.bench_transport", "serve", transport, str(port)]
+    command = own_module("app.bench_transport", "serve", transport, str(port))
     with serving(command, "Uvicorn running on", log, timeout_s=60):
         yield f"http://127.0.0.1:{port}{'/sse' if transport == 'sse' else '/mcp'}"
 

@@ -1,15 +1,31 @@
-"""Helper servers on 127.0.0.1: a free port for one, and one run as a child process (started,
-awaited until it says it serves, stopped by PID)."""
+"""Docent's own child processes, started isolated; helper servers on 127.0.0.1: a free port for
+one, and one run as a child process (started, awaited until it says it serves, stopped by PID)."""
 
 from __future__ import annotations
 
 import os
 import socket
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+
+
+def own_module(module: str, *arguments: str) -> list[str]:
+    """The command that runs one of Docent's modules in a child process, isolated (-I): the
+    working folder, PYTHON* variables and the user's site-packages stay off its import path, so
+    an `app/` folder where Docent was started (every Flask project has one) is never imported in
+    place of Docent's, with the cloud keys in its environment. The packaged app takes the same
+    arguments (ui.launcher)."""
+    return [sys.executable, "-I", "-m", module, *arguments]
+
+
+def child_folder() -> str:
+    """The working folder of the processes Docent starts: the file system's root (it always
+    exists, and holds no project), never the folder Docent happened to be started from."""
+    return os.path.abspath(os.sep)
 
 
 def free_loopback_port() -> int:
@@ -31,6 +47,7 @@ def serving(
     `ready`. Its output is copied to `log` (and drained, so the pipe never fills)."""
     process = subprocess.Popen(
         list(command),
+        cwd=child_folder(),
         env={**os.environ, **(environment or {})},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QApplication
 from app.bench import Measure, render, write_corpus
 from app.bench_run import measures_payload, write_results
 from app.bootstrap import Docent
+from app.processes import own_module
 from ui.main import open_window, run
 from ui.main_window import MainWindow
 from ui.start_probe import USABLE
@@ -142,7 +143,7 @@ def bench_start(repeats: int) -> Measure:
         baseline_name="a bare PySide6 window",
         target="<= 1.0 s",
     )
-    docent = [sys.executable, "-m", "ui.start_probe"]
+    docent = own_module("ui.start_probe")
     bare = [sys.executable, "-c", BARE_WINDOW]
     time_to_usable(docent)  # the first launch fills the file cache (and is a first run)
     for attempt in range(repeats):

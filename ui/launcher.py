@@ -13,10 +13,12 @@ from pathlib import Path
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["-I"]:  # isolated: the bundle's import path never holds the cwd
+        arguments = arguments[1:]
     if arguments[:1] == ["-m"] and len(arguments) > 1:
-        # Docent starts its own children as `sys.executable -m MODULE …` (the cloud gateway,
-        # bench servers). In the packaged app sys.executable is this program, not a Python: run
-        # the module as `python -m` would.
+        # Docent starts its own children as `sys.executable -I -m MODULE …` (the cloud gateway,
+        # the document reader, bench servers). In the packaged app sys.executable is this
+        # program, not a Python: run the module as `python -m` would.
         sys.argv = [sys.argv[0], *arguments[2:]]
         runpy.run_module(arguments[1], run_name="__main__", alter_sys=True)
         return 0

@@ -43,6 +43,7 @@ from app.llm.engine import (
     PromptEvaluated,
     TokenGenerated,
 )
+from app.processes import child_folder
 from app.settings import McpServerSettings
 
 BACKOFF_S = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
@@ -153,7 +154,7 @@ class McpConnection:
             if self._key and server.key_env:
                 environment[server.key_env] = self._key  # in the environment, never in argv
             return StdioServerParameters(
-                command=server.command, args=list(server.args), env=environment
+                command=server.command, args=list(server.args), env=environment, cwd=child_folder()
             )
         headers = dict(server.headers)
         if self._key:

@@ -14,7 +14,7 @@ from app.cloud.health import Health, HealthState
 from app.cloud.oauth import KeychainTokenStorage, LoopbackCallback, oauth_provider
 from app.cloud.pricing import PriceTable
 from app.llm.engine import ChatEngine, EngineError
-from app.processes import free_loopback_port
+from app.processes import free_loopback_port, own_module
 from app.routing import CloudModel
 from app.secrets import SecretStore, SecretStoreError, provider_key, server_key
 from app.settings import CloudSettings, McpServerSettings
@@ -28,7 +28,7 @@ def gateway_server(providers: Sequence[Provider]) -> McpServerSettings:
         name=GATEWAY,
         transport="stdio",
         command=sys.executable,
-        args=["-m", "app.cli", "gateway"],
+        args=own_module("app.cli", "gateway")[1:],
         env=providers_environment(providers),
         models=[f"{p.name}/{model}" for p in providers for model in p.models],
     )

@@ -15,8 +15,6 @@ import contextlib
 import json
 import queue
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import AsyncGenerator, Callable
@@ -29,6 +27,7 @@ import psutil
 from app.documents.chunking import Chunk
 from app.documents.parse import DocumentError
 from app.documents.render import RenderedPage
+from app.processes import child_folder, own_module
 from app.settings import LibrarySettings
 from app.workers import Emitter, SerialWorker, StreamClosed
 
@@ -79,11 +78,10 @@ class _Child:
 
     def __init__(self) -> None:
         self.process = subprocess.Popen(
-            # Isolated (-I): the user's working folder or PYTHON* variables cannot inject code.
-            [sys.executable, "-I", "-m", "app.documents.worker"],
+            own_module("app.documents.worker"),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            cwd=tempfile.gettempdir(),
+            cwd=child_folder(),
             creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # no console on Windows
         )
         self.usage = psutil.Process(self.process.pid)

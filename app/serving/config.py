@@ -25,7 +25,7 @@ def stdio_command() -> list[str]:
     script = Path(sys.executable).with_name("docent")
     if script.is_file():
         return [str(script), "serve-mcp"]
-    return [sys.executable, "-m", "app.cli", "serve-mcp"]
+    return [sys.executable, "-I", "-m", "app.cli", "serve-mcp"]  # as processes.own_module
 
 
 def client_config(url: str | None = None, token: str | None = None) -> str:
