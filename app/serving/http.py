@@ -1,5 +1,7 @@
 """Serving the library over Streamable HTTP: on 127.0.0.1 by default; any other address only with
-a bearer token, generated once, kept in the keychain and shown once.
+a bearer token, generated once, kept in the keychain and shown once. Whatever the address, a
+request whose Host or Origin header names another host is refused: a web page that rebinds its
+own name to this machine's address (DNS rebinding) cannot read the library through a browser.
 
 `HttpService` runs uvicorn on a socket it binds itself, so a port in use is a clear error (not
 uvicorn's exit) and the desktop app can run the server on its own event loop.
@@ -18,9 +20,11 @@ import socket
 from collections.abc import Iterator
 from types import FrameType
 
+import psutil
 import uvicorn
 from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
 
 from app.errors import DocentError
 from app.secrets import SecretStore
@@ -39,6 +43,41 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:  # a host name: it may resolve to anything
         return False
+
+
+def transport_security(host: str, port: int) -> TransportSecuritySettings:
+    """The Host and Origin values a server bound to `host`:`port` accepts: its own addresses,
+    in their canonical spellings, and this machine's names (never the SDK's default, which
+    protects only the exact strings 127.0.0.1, localhost and ::1)."""
+    names = {"localhost", socket.gethostname(), socket.getfqdn()}
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        names.add(host)
+    else:
+        if address.is_unspecified:  # 0.0.0.0 or ::, every interface: each one's address
+            names |= {
+                entry.address.split("%")[0]
+                for entries in psutil.net_if_addrs().values()
+                for entry in entries
+                if entry.family in (socket.AF_INET, socket.AF_INET6)
+            }
+        else:
+            names.add(host)
+    hosts = set()
+    for name in names:
+        try:
+            address = ipaddress.ip_address(name)
+        except ValueError:
+            hosts.add(f"{name}:{port}")
+            continue
+        spellings = {address.compressed, address.exploded}
+        hosts |= {f"[{s}]:{port}" if address.version == 6 else f"{s}:{port}" for s in spellings}
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=sorted(hosts),
+        allowed_origins=sorted(f"{scheme}://{h}" for h in hosts for scheme in ("http", "https")),
+    )
 
 
 def bearer_token(store: SecretStore, *, renew: bool = False) -> tuple[str, bool]:
@@ -156,7 +195,9 @@ class HttpService:
                 f"cannot serve on {self.host}:{self.port}: {error.strerror or error}"
             ) from None
         self.port = int(listener.getsockname()[1])
-        app = self.server.streamable_http_app(host=self.host)
+        app = self.server.streamable_http_app(
+            host=self.host, transport_security=transport_security(self.host, self.port)
+        )
         config = uvicorn.Config(
             app,
             log_config=None,  # the host's logging stays as it is

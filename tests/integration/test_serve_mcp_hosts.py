@@ -1,0 +1,47 @@
+"""`docent serve-mcp` checks Host and Origin on every address it binds, not only on the exact
+strings 127.0.0.1, localhost and ::1: a page that rebinds its own name to a loopback address
+(DNS rebinding) must not reach the library through the user's browser."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.processes import free_loopback_port, serving
+from tests.integration.test_mcp_server import READY, SERVE
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"},
+    },
+}
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+@pytest.mark.parametrize(
+    ("bind", "netloc"),
+    [("127.0.0.2", "127.0.0.2"), ("0:0:0:0:0:0:0:1", "[::1]")],
+)
+def test_forged_host_or_origin_is_refused_on_any_loopback_spelling(
+    bind: str, netloc: str, tmp_path: Path
+) -> None:
+    port = free_loopback_port()
+    command = [*SERVE, "--transport", "streamable-http", "--host", bind, "--port", str(port)]
+    url = f"http://{netloc}:{port}/mcp"
+    with serving(command, READY, tmp_path / "serve.log", timeout_s=120), httpx.Client() as http:
+        rebound = http.post(url, json=INITIALIZE, headers={**ACCEPT, "Host": f"evil.test:{port}"})
+        foreign = http.post(url, json=INITIALIZE, headers={**ACCEPT, "Origin": "http://evil.test"})
+        own = http.post(
+            url, json=INITIALIZE, headers={**ACCEPT, "Origin": f"http://{netloc}:{port}"}
+        )
+    assert (rebound.status_code, rebound.text) == (421, "Invalid Host header")
+    assert (foreign.status_code, foreign.text) == (403, "Invalid Origin header")
+    assert own.status_code == 200
+    assert "serverInfo" in own.text
