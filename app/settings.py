@@ -1,7 +1,8 @@
 """Typed, described, versioned settings, stored as JSON in the config folder.
 
-Secrets never live here: cloud keys go to the OS keychain (`app.secrets`), and header or
-environment entries that look like credentials are refused with a pointer to the key field.
+Secrets never live here: cloud keys go to the OS keychain (`app.secrets`), and header,
+environment, argument and URL entries that look like credentials are refused with a pointer to
+the key field. No error ever repeats a value it was given (it may be a key).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 import tempfile
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -25,7 +27,8 @@ class SettingsError(DocentError):
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # hide_input_in_errors: a ValidationError printed anywhere never carries a value.
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, hide_input_in_errors=True)
 
 
 class LocalModelSettings(_Section):
@@ -57,22 +60,55 @@ class RetrievalSettings(_Section):
 
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
-_CREDENTIAL_NAME = re.compile(r"authorization|api[_-]?key|token|secret|password", re.IGNORECASE)
+# Names of headers, variables, options and URL parameters that carry credentials: OPENROUTER_KEY,
+# Ocp-Apim-Subscription-Key, X-Api-Key, Cookie, --token, ?access_token=, ?key=, … (a name that
+# only ends in a word like key, token or auth: MAX_TOKENS and --tokenizer are not credentials).
+_CREDENTIAL_NAME = re.compile(
+    r"authorization|api[_-]?key|secret|passw(or)?d|credential|cookie|bearer"
+    r"|(^|[_.-])(key|token|auth)$",
+    re.IGNORECASE,
+)
+# Values that are keys whatever they are called: OpenAI/Anthropic-style sk-…, GitHub, Slack, AWS.
+_CREDENTIAL_VALUE = re.compile(
+    r"^(bearer\s+\S+|sk-[\w-]{16,}|gh[pousr]_\w{20,}|xox[abpr]-[\w-]{10,}|AKIA[0-9A-Z]{16})$",
+    re.IGNORECASE,
+)
+_KEY_FIELD = (
+    "put it in the key field instead (keys are kept in the keychain, never in the settings file)"
+)
 
 
 def _refuse_credentials(entries: dict[str, str], what: str) -> dict[str, str]:
     for name in entries:
         if _CREDENTIAL_NAME.search(name):
-            raise ValueError(
-                f"{what} {name!r} looks like a credential; put it in the key field instead "
-                "(keys are kept in the keychain, never in the settings file)"
-            )
+            raise ValueError(f"{what} {name!r} looks like a credential; {_KEY_FIELD}")
     return entries
+
+
+def _refuse_credential_arguments(arguments: list[str]) -> list[str]:
+    """A key in a command line is visible to every user in `ps`, and lands in this file."""
+    for position, argument in enumerate(arguments, start=1):
+        option = argument.split("=", 1)[0]
+        if (option.startswith("-") and _CREDENTIAL_NAME.search(option.lstrip("-"))) or (
+            _CREDENTIAL_VALUE.match(argument.split("=", 1)[-1].strip())
+        ):
+            raise ValueError(
+                f"argument {position} looks like a credential (and every process could read "
+                f"it in the command line); {_KEY_FIELD}, and name the environment variable "
+                "that receives it"
+            )
+    return arguments
 
 
 def _http_url(url: str) -> str:
     if not re.match(r"^https?://[^/\s]+", url):
         raise ValueError("must be an http:// or https:// URL")
+    parts = urlsplit(url)
+    if parts.password is not None:
+        raise ValueError(f"holds a user name and password; {_KEY_FIELD}")
+    for name, _ in parse_qsl(parts.query, keep_blank_values=True):
+        if _CREDENTIAL_NAME.search(name):
+            raise ValueError(f"its query parameter {name!r} looks like a credential; {_KEY_FIELD}")
     return url.rstrip("/")
 
 
@@ -130,6 +166,11 @@ class McpServerSettings(_Section):
     @classmethod
     def _env_without_credentials(cls, env: dict[str, str]) -> dict[str, str]:
         return _refuse_credentials(env, "environment variable")
+
+    @field_validator("args")
+    @classmethod
+    def _args_without_credentials(cls, args: list[str]) -> list[str]:
+        return _refuse_credential_arguments(args)
 
     @field_validator("headers")
     @classmethod

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any
@@ -73,11 +73,15 @@ class McpConnection:
         backoff_s: tuple[float, ...] = BACKOFF_S,
         sampling: SamplingFnT = refuse_sampling,
         auth: httpx2.Auth | None = None,
+        secret_environment: Mapping[str, str] | None = None,
     ) -> None:
+        """`secret_environment`: variables a stdio server gets beside its settings' own (keys:
+        they never enter a settings object)."""
         self.settings = settings
         self._sampling = sampling
         self._auth = auth  # OAuth (app.cloud.oauth) for HTTP servers that ask for it
         self._key = key
+        self._secret_environment = dict(secret_environment or {})
         self._listener = listener
         self._backoff_s = backoff_s
         self._client: Client | None = None
@@ -150,7 +154,7 @@ class McpConnection:
     async def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
         server = self.settings
         if server.transport == "stdio":
-            environment = dict(server.env)
+            environment = dict(server.env) | self._secret_environment
             if self._key and server.key_env:
                 environment[server.key_env] = self._key  # in the environment, never in argv
             return StdioServerParameters(

@@ -88,11 +88,15 @@ def providers_from_environment(environment: dict[str, str] | None = None) -> lis
 
 
 def providers_environment(providers: Sequence[Provider]) -> dict[str, str]:
-    """The environment that hands `providers` (and their keys) to a gateway process."""
+    """The environment that names `providers` to a gateway process (their keys: below)."""
     listed = [{"name": p.name, "base_url": p.base_url, "models": list(p.models)} for p in providers]
-    environment = {PROVIDERS_VARIABLE: json.dumps(listed)}
-    environment.update({key_variable(p.name): p.key for p in providers if p.key})
-    return environment
+    return {PROVIDERS_VARIABLE: json.dumps(listed)}
+
+
+def keys_environment(providers: Sequence[Provider]) -> dict[str, str]:
+    """The environment that hands the providers' keys to a gateway process; kept apart from
+    any settings object, so no validation or representation of one can show a key."""
+    return {key_variable(p.name): p.key for p in providers if p.key}
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from app.cloud.client import McpChatEngine, McpConnection
-from app.cloud.gateway import Provider, providers_environment
+from app.cloud.gateway import Provider, keys_environment, providers_environment
 from app.cloud.health import Health, HealthState
 from app.cloud.oauth import KeychainTokenStorage, LoopbackCallback, oauth_provider
 from app.cloud.pricing import PriceTable
@@ -23,7 +23,8 @@ GATEWAY = "docent-gateway"
 
 
 def gateway_server(providers: Sequence[Provider]) -> McpServerSettings:
-    """Docent's gateway as an MCP server: keys travel in its environment only."""
+    """Docent's gateway as an MCP server; its keys travel apart (`keys_environment`), into its
+    environment only."""
     return McpServerSettings(
         name=GATEWAY,
         transport="stdio",
@@ -65,7 +66,7 @@ class CloudRoutes:
             except SecretStoreError:
                 return None  # the server is then reached without a key and says so
 
-        settings: list[tuple[McpServerSettings, str | None]] = []
+        settings: list[tuple[McpServerSettings, str | None, dict[str, str]]] = []
         if cloud.providers:
             providers = [
                 Provider(
@@ -76,12 +77,14 @@ class CloudRoutes:
                 )
                 for p in cloud.providers
             ]
-            settings.append((gateway_server(providers), None))
+            settings.append((gateway_server(providers), None, keys_environment(providers)))
         for server in cloud.servers:
             if server.enabled:
-                settings.append((server, await asyncio.to_thread(key, server_key(server.name))))
+                secret = await asyncio.to_thread(key, server_key(server.name))
+                settings.append((server, secret, {}))
         connections = [
-            _connection(server, secret, secrets, listener) for server, secret in settings
+            _connection(server, secret, secrets, listener, environment)
+            for server, secret, environment in settings
         ]
         for connection in connections:
             connection.start()
@@ -128,10 +131,11 @@ def _connection(
     key: str | None,
     secrets: SecretStore,
     listener: Callable[[Health], None] | None,
+    secret_environment: dict[str, str],
 ) -> McpConnection:
     """An HTTP server without a key signs in with OAuth if it asks for it (answers 401)."""
     if server.transport == "stdio" or key:
-        return McpConnection(server, key, listener)
+        return McpConnection(server, key, listener, secret_environment=secret_environment)
     browser = LoopbackCallback(free_loopback_port())
     auth = oauth_provider(
         server.url,

@@ -19,6 +19,7 @@ from app.cloud.gateway import (
     Provider,
     ProviderError,
     Timeouts,
+    keys_environment,
     providers_environment,
 )
 from tests.peers.openai_compatible import Misbehaving, misbehaving_server
@@ -35,7 +36,11 @@ def flaky() -> Iterator[str]:
 
 def gateway_over_stdio(providers: list[Provider]) -> StdioServerParameters:
     # Keys travel in the environment, never in argv; the child inherits nothing else secret.
-    environment = {"PATH": os.environ["PATH"], **providers_environment(providers)}
+    environment = {
+        "PATH": os.environ["PATH"],
+        **providers_environment(providers),
+        **keys_environment(providers),
+    }
     return StdioServerParameters(
         command=sys.executable, args=["-m", "ui.launcher", "gateway"], env=environment
     )

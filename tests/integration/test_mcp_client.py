@@ -4,16 +4,16 @@ Streamable HTTP and SSE; health, back-off, cancel, sampling; and the cloud route
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
 import pytest
 from mcp.types import CreateMessageRequestParams, CreateMessageResult, TextContent
 
 from app.cloud.client import McpChatEngine, McpConnection
-from app.cloud.gateway import Provider, providers_environment
+from app.cloud.gateway import Provider, keys_environment
 from app.cloud.health import Health
 from app.cloud.pricing import Price, PriceTable
+from app.cloud.routes import gateway_server
 from app.llm.engine import CancelToken, GenerationDone, GenerationRequest, Message, TokenGenerated
 from app.settings import McpServerSettings
 from tests.peers.everything import everything_http, everything_stdio
@@ -28,6 +28,13 @@ async def connected(settings: McpServerSettings, **options: object) -> McpConnec
     connection.start()
     await connection.wait_ready(30)
     return connection
+
+
+async def gateway(providers: list[Provider]) -> McpConnection:
+    """Docent's own gateway, connected as the app connects it: keys in its environment only."""
+    return await connected(
+        gateway_server(providers), secret_environment=keys_environment(providers)
+    )
 
 
 async def exercise(connection: McpConnection) -> None:
@@ -158,18 +165,6 @@ def test_a_server_without_the_chat_tool_is_reported() -> None:
     assert asyncio.run(scenario()).startswith("it has no tool named 'chat' (it has: echo, ")
 
 
-def gateway_settings(providers: list[Provider]) -> McpServerSettings:
-    """Docent's own gateway as an MCP server entry: keys in its environment only."""
-    return McpServerSettings(
-        name="gateway",
-        transport="stdio",
-        command=sys.executable,
-        args=["-m", "app.cli", "gateway"],
-        env=providers_environment(providers),
-        models=[f"{p.name}/{m}" for p in providers for m in p.models],
-    )
-
-
 REQUEST = GenerationRequest(
     [Message("system", "Answer briefly."), Message("user", "Name three colours.")], 24, 0.0
 )
@@ -179,9 +174,7 @@ def test_the_cloud_route_streams_through_the_gateway_with_cost(llama_server: str
     prices = PriceTable({"llama/qwen-mini": Price(1.0, 2.0)})
 
     async def scenario() -> list[object]:
-        connection = await connected(
-            gateway_settings([Provider("llama", llama_server, ("qwen-mini",), "sk-x")])
-        )
+        connection = await gateway([Provider("llama", llama_server, ("qwen-mini",), "sk-x")])
         engine = McpChatEngine(connection, "llama/qwen-mini", prices.cost)
         events = [event async for event in engine.stream(REQUEST, CancelToken())]
         await connection.close()
@@ -226,9 +219,7 @@ def test_a_server_that_streams_nothing_still_answers_whole() -> None:
 
 def test_stop_cancels_a_cloud_answer_mid_stream(llama_server: str) -> None:
     async def scenario() -> list[object]:
-        connection = await connected(
-            gateway_settings([Provider("llama", llama_server, ("qwen-mini",), None)])
-        )
+        connection = await gateway([Provider("llama", llama_server, ("qwen-mini",), None)])
         engine = McpChatEngine(connection, "llama/qwen-mini", PriceTable({}).cost)
         cancel = CancelToken()
         long = GenerationRequest([Message("user", "Count from 1 to 200, one per line.")], 400, 0.0)

@@ -2,6 +2,7 @@ import json
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from app.settings import Settings, SettingsError
 
@@ -71,3 +72,76 @@ def test_assignment_is_validated() -> None:
     settings = Settings()
     with pytest.raises(ValueError, match="greater than or equal to -1"):
         settings.local.n_gpu_layers = -5
+
+
+SECRET = "sk-live-7d41c0ffee9a2b58e6"
+
+
+@pytest.mark.parametrize(
+    ("server", "message"),
+    [
+        ({"env": {"OPENROUTER_KEY": SECRET}}, "environment variable 'OPENROUTER_KEY' looks like"),
+        ({"args": ["server.js", "--api-key", SECRET]}, "argument 2 looks like a credential"),
+        ({"args": [f"--token={SECRET}"]}, "argument 1 looks like a credential"),
+        ({"args": ["serve", SECRET]}, "argument 2 looks like a credential"),
+        (
+            {
+                "transport": "sse",
+                "url": "https://h/sse",
+                "headers": {"Ocp-Apim-Subscription-Key": SECRET},
+            },
+            "header 'Ocp-Apim-Subscription-Key' looks like a credential",
+        ),
+        (
+            {
+                "transport": "sse",
+                "url": "https://h/sse",
+                "headers": {"Cookie": f"session={SECRET}"},
+            },
+            "header 'Cookie' looks like a credential",
+        ),
+        (
+            {"transport": "sse", "url": f"https://h/sse?key={SECRET}"},
+            "its query parameter 'key' looks like a credential",
+        ),
+        (
+            {"transport": "sse", "url": f"https://me:{SECRET}@h/sse"},
+            "holds a user name and password",
+        ),
+    ],
+)
+def test_credentials_are_refused_wherever_they_hide_and_never_repeated(
+    server: dict, message: str
+) -> None:
+    entry = {"name": "a", "command": "node", "models": ["m"], **server}
+    with pytest.raises(ValidationError, match=message) as refused:
+        Settings.model_validate({"cloud": {"servers": [entry]}})
+    assert SECRET not in str(refused.value)
+    assert SECRET not in repr(refused.value)
+
+
+def test_a_provider_url_with_a_key_in_it_is_refused() -> None:
+    with pytest.raises(ValidationError, match="query parameter 'api_key'") as refused:
+        Settings.model_validate(
+            {
+                "cloud": {
+                    "providers": [
+                        {"name": "p", "base_url": f"https://h/v1?api_key={SECRET}", "models": ["m"]}
+                    ]
+                }
+            }
+        )
+    assert SECRET not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "server",
+    [
+        {"args": ["--max-tokens", "512", "--tokenizer", "bpe"]},
+        {"env": {"MAX_TOKENS": "512", "TOKENIZERS_PARALLELISM": "false"}},
+        {"transport": "sse", "url": "https://h/sse?model=qwen&stream=1"},
+    ],
+)
+def test_settings_that_only_look_like_credential_names_are_kept(server: dict) -> None:
+    entry = {"name": "a", "command": "node", "models": ["m"], **server}
+    Settings.model_validate({"cloud": {"servers": [entry]}})
