@@ -30,7 +30,7 @@ class FolderChanges:
     skipped: list[tuple[Path, str]] = field(default_factory=list)  # links leading out, loops
 
     def __bool__(self) -> bool:
-        return bool(self.index or self.remove)
+        return bool(self.index or self.remove or self.skipped)
 
     def describe(self) -> str:
         parts = []
@@ -38,6 +38,8 @@ class FolderChanges:
             parts.append(f"{len(self.index)} to index")
         if self.remove:
             parts.append(f"{len(self.remove)} removed")
+        if self.skipped:
+            parts.append(f"{len(self.skipped)} skipped")
         return ", ".join(parts) or "no changes"
 
 

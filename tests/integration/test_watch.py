@@ -99,3 +99,29 @@ def test_live_changes_arrive_as_index_work(tmp_path: Path) -> None:
     assert not added.remove
     assert deleted.remove == [str(folder / "report.pdf")]
     assert moved.remove == [str(plan)]
+
+
+def test_links_out_of_a_watched_folder_are_skipped_live_and_at_start_up(tmp_path: Path) -> None:
+    """A link to a folder outside, made while Docent watches, once indexed what it pointed to
+    (and the next start-up scan removed it again): both now apply one rule."""
+    folder = tmp_path / "watched"
+    folder.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n\nNever indexed.\n")
+
+    async def scenario() -> tuple[FolderChanges, FolderChanges]:
+        async with opened(embeddings=False) as docent, following(docent, folder) as batches:
+            (folder / "elsewhere").symlink_to(outside, target_is_directory=True)
+            live = await next_batch(batches)
+            watch = FolderWatch(docent.library, [folder])
+            try:
+                return live, await watch.pending()
+            finally:
+                watch.close()
+
+    live, at_start_up = run(scenario())
+    for changes in (live, at_start_up):
+        assert not changes.index
+        assert [path for path, _ in changes.skipped] == [folder / "elsewhere"]
+        assert "a link to something outside" in changes.skipped[0][1]
