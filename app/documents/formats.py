@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -74,6 +75,10 @@ _FOREIGN_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\xd0\xcf\x11\xe0", "an old Microsoft Office file"),
     (b"SQLite format 3", "an SQLite database"),
 )
+# EPUB's container.xml names its package document (OPF) in a rootfile's full-path; a real one is
+# well under 1 KB, a `mimetype` member 20 bytes.
+_ROOTFILE = re.compile(rb"""<(?:[\w.-]+:)?rootfile\b[^>]*?\sfull-path\s*=\s*["']([^"']+)["']""")
+_SMALL_MEMBER = 64 << 10
 _HTML_START = re.compile(rb"^\s*(<!doctype\s+html|<html|<head|<body|<meta|<!--)", re.IGNORECASE)
 
 SUPPORTED = ", ".join(sorted(EXTENSIONS))
@@ -123,8 +128,13 @@ def detect(path: Path, head: bytes) -> Detected:
     """Decide the format from the extension and the first bytes; refuse what we cannot read."""
     by_extension = EXTENSIONS.get(path.suffix.lower())
     sniffed = sniff(head)
-    if isinstance(sniffed, Foreign) and head.startswith(b"PK\x03\x04") and _is_epub(path):
-        sniffed = Format.EPUB
+    if isinstance(sniffed, Foreign) and head.startswith(b"PK\x03\x04"):
+        is_epub = _zip_is_epub(path)
+        if is_epub is None and by_extension is Format.EPUB:
+            # Nothing but its name says what it was: let the reader say it is damaged.
+            return Detected(Format.EPUB)
+        if is_epub:
+            sniffed = Format.EPUB
     if isinstance(sniffed, Foreign):
         if by_extension is Format.XPS and "zip" in sniffed.description:
             return Detected(Format.XPS)
@@ -163,16 +173,25 @@ def detect(path: Path, head: bytes) -> Detected:
     )
 
 
-def _is_epub(path: Path) -> bool:
-    """An EPUB whose `mimetype` entry is not the zip's first (Sphinx writes them so) is still an
-    EPUB to every reader, MuPDF included: ask the zip's directory, as they do."""
+def _zip_is_epub(path: Path) -> bool | None:
+    """Whether the zip's directory makes it an EPUB, as readers (MuPDF included) decide: a
+    `mimetype` member saying so wherever it sits (Sphinx writes it after others), or a
+    META-INF/container.xml naming a package document the zip holds. None when zipfile cannot
+    read it. Only small members are inflated: a zip bomb costs nothing here."""
     try:
         with zipfile.ZipFile(path) as archive:
-            names = set(archive.namelist())
-            if "mimetype" in names:
-                with archive.open("mimetype") as entry:
-                    if entry.read(64).strip() == b"application/epub+zip":
-                        return True
-            return "META-INF/container.xml" in names
-    except (zipfile.BadZipFile, OSError, ValueError, RuntimeError):
-        return False
+            members = {info.filename: info for info in archive.infolist()}
+            mimetype = members.get("mimetype")
+            if (
+                mimetype is not None
+                and mimetype.file_size <= _SMALL_MEMBER
+                and archive.read(mimetype).strip() == b"application/epub+zip"
+            ):
+                return True
+            container = members.get("META-INF/container.xml")
+            if container is None or container.file_size > _SMALL_MEMBER:
+                return False
+            packages = _ROOTFILE.findall(archive.read(container))
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError, zlib.error):
+        return None  # also a member whose data is damaged, encrypted or oddly compressed
+    return any(package.decode("utf-8", "replace") in members for package in packages)

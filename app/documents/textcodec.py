@@ -1,19 +1,27 @@
-"""Decode text files whose encoding nobody wrote down: BOMs, UTF-16 without BOM, UTF-8, then
-charset-normalizer for legacy encodings (GB18030, Shift-JIS, cp1252, …).
+"""Decode text files whose encoding nobody wrote down: BOMs, UTF-16 without BOM, UTF-8, then a
+judgement among legacy encodings (cp1252, cp1250, GB18030, Shift-JIS, …).
 
-Latin-script single-byte code pages fit the same bytes equally well as far as charset-normalizer
-can tell: it decoded Danish Latin-1 as cp1250 ("Ærøskøbing" as "Ćrřskřbing"). Among them Docent
-keeps the decoding whose accented letters the fewest languages of that code page account for
-(Danish needs one for æ, ø and å; Ć, ř and ĺ need three), and on a tie the more common code page,
-Windows-1252 first as in browsers; a tie between decodings that differ is reported as a guess.
+charset-normalizer proposes the encodings that fit the bytes, but on a sentence or less its ranking
+is arbitrary: it read Danish Latin-1 as cp1250 ("Ærøskøbing" as "Ćrřskřbing"), "café" as UTF-16
+and "naïve" as Urdu cp1006. Docent judges every candidate reading itself, by what text does not do:
+switch script inside a word ("S緌 Paulo"), switch to capitals inside a word ("PшнliЪ"), put a symbol
+between two letters ("gę¶l±"), write a Latin word of accented letters only ("Ìîñêâà", Cyrillic
+read as Windows-1252), or hold control characters. Latin code pages are judged also by their
+languages: the reading whose accented letters the fewest languages of that code page account for
+(Danish needs one for æ, ø and å; Ć, ř and ĺ need three). On a tie the more common code page wins,
+Windows-1252 first as in browsers, and a tie between readings that differ is reported as a guess.
+Latin-script readings charset-normalizer proposes outside these code pages (DOS, Mac, cp1258) are
+not considered: without their languages' letters they would fit anything.
 """
 
 from __future__ import annotations
 
 import codecs
+import functools
 import re
 import unicodedata
 from collections import Counter
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import charset_normalizer
@@ -29,36 +37,35 @@ _BOMS = (
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 
-# The accented letters of the languages written in each Latin code page, in the order a tie
-# prefers them (Windows-1252 first: the WHATWG default for unlabelled Western text).
+_WESTERN = {
+    "danish/norwegian": "æøåé",
+    "swedish/finnish": "åäöé",
+    "german": "äöüß",
+    "french": "àâæçéèêëîïôœùûüÿ",
+    "spanish": "áéíñóúü",
+    "portuguese": "áâãàçéêíóôõú",
+    "italian": "àèéìíîòóùú",
+    "dutch": "áéèëïóöüú",
+    "icelandic": "áðéíóúýþæö",
+    "catalan": "àçèéíïòóúü",
+}
+_CENTRAL = {
+    "czech": "áčďéěíňóřšťúůýž",
+    "slovak": "áäčďéíĺľňóôŕšťúýž",
+    "polish": "ąćęłńóśźż",
+    "hungarian": "áéíóöőúüű",
+    "slovenian/croatian": "čćđšž",
+    "romanian": "ăâîşţ",
+    "german": "äöüß",
+}
+# The Latin code pages judged, with their languages' accented letters, in the order a tie prefers
+# them: Windows-1252 first (the WHATWG default for unlabelled Western text); ISO-8859-1 for text
+# holding a byte Windows-1252 leaves undefined; ISO-8859-2, Central Europe's Unix code page.
 _LATIN_CODE_PAGES: dict[str, tuple[str, dict[str, str]]] = {
-    "cp1252": (
-        "Windows-1252 (Western European)",
-        {
-            "danish/norwegian": "æøåé",
-            "swedish/finnish": "åäöé",
-            "german": "äöüß",
-            "french": "àâæçéèêëîïôœùûüÿ",
-            "spanish": "áéíñóúü",
-            "portuguese": "áâãàçéêíóôõú",
-            "italian": "àèéìíîòóùú",
-            "dutch": "áéèëïóöüú",
-            "icelandic": "áðéíóúýþæö",
-            "catalan": "àçèéíïòóúü",
-        },
-    ),
-    "cp1250": (
-        "Windows-1250 (Central European)",
-        {
-            "czech": "áčďéěíňóřšťúůýž",
-            "slovak": "áäčďéíĺľňóôŕšťúýž",
-            "polish": "ąćęłńóśźż",
-            "hungarian": "áéíóöőúüű",
-            "slovenian/croatian": "čćđšž",
-            "romanian": "ăâîşţ",
-            "german": "äöüß",
-        },
-    ),
+    "cp1252": ("Windows-1252 (Western European)", _WESTERN),
+    "latin-1": ("ISO-8859-1 (Western European)", _WESTERN),
+    "cp1250": ("Windows-1250 (Central European)", _CENTRAL),
+    "iso-8859-2": ("ISO-8859-2 (Central European)", _CENTRAL),
     "cp1257": (
         "Windows-1257 (Baltic)",
         {
@@ -73,7 +80,63 @@ _LATIN_CODE_PAGES: dict[str, tuple[str, dict[str, str]]] = {
         {"turkish": "âçğıîöşûü", "german": "äöüß", "french": "àâçéèêëîïôûü"},
     ),
 }
-_SAMPLE = 1 << 20  # bytes judged: enough letters, and fast on a 64 MB file
+# Names for the note; charset-normalizer's codec name otherwise.
+_LABELS = {
+    "gb18030": "GB18030 (Chinese)",
+    "big5": "Big5 (Traditional Chinese)",
+    "big5hkscs": "Big5-HKSCS (Traditional Chinese)",
+    "cp950": "Big5 (Traditional Chinese)",
+    "cp932": "Shift-JIS (Japanese)",
+    "shift_jis": "Shift-JIS (Japanese)",
+    "euc_jp": "EUC-JP (Japanese)",
+    "euc_jis_2004": "EUC-JP (Japanese)",
+    "euc_kr": "EUC-KR (Korean)",
+    "cp949": "EUC-KR (Korean)",
+    "johab": "Johab (Korean)",
+    "cp1251": "Windows-1251 (Cyrillic)",
+    "koi8_r": "KOI8-R (Russian)",
+    "koi8_u": "KOI8-U (Ukrainian)",
+    "cp866": "DOS Cyrillic",
+    "mac_cyrillic": "Mac Cyrillic",
+    "iso8859_5": "ISO-8859-5 (Cyrillic)",
+    "cp1253": "Windows-1253 (Greek)",
+    "iso8859_7": "ISO-8859-7 (Greek)",
+    "cp1255": "Windows-1255 (Hebrew)",
+    "cp1256": "Windows-1256 (Arabic)",
+    "cp874": "Windows-874 (Thai)",
+}
+# The other legacy encodings people write in, asked about by name.
+_COMMON = (
+    "cp1251",
+    "koi8_r",
+    "koi8_u",
+    "cp866",
+    "iso8859_5",
+    "cp1253",
+    "iso8859_7",
+    "cp1255",
+    "cp1256",
+    "cp874",
+    "gb18030",
+    "big5",
+    "cp932",
+    "euc_jp",
+    "cp949",
+)
+_JUDGED = 64 << 10  # bytes of the lines holding non-ASCII bytes judged: fast on a 64 MB file
+_NON_ASCII = re.compile(rb"[\x80-\xff]")
+_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n\r"
+_WORD = re.compile(r"[^\W\d_]+")  # letters (and letter-like signs such as ¹, judged below)
+# A symbol between two letters; the apostrophe, middle dot (Catalan l·l), soft hyphen, hyphens and
+# CJK punctuation belong there.
+_STRAY = re.compile(
+    r"(?<=[^\W\d_])[^\w\s\x00-\x7f’·\u00ad\u2010\u2011\u3000-\u303f\uff01-\uff65](?=[^\W\d_])"
+)
+# A run of text between spaces and ASCII punctuation: a word, or a CJK phrase.
+_TOKEN = re.compile(r"[^\s!-/:-@\[-`{-~]+")
+_CONTROL_OR_PRIVATE = re.compile(r"[\x80-\x9f\ue000-\uf8ff]")
+_SCRIPT_WORDS = ("LETTER", "SYLLABLE", "CHARACTER")
+_SCRIPT_GROUPS = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "BOPOMOFO": "CJK"}
 
 
 class NotTextError(ValueError):
@@ -83,7 +146,11 @@ class NotTextError(ValueError):
 class Decoded(NamedTuple):
     text: str
     encoding: str
-    assumed: str | None = None  # several encodings fit: the one assumed, for the user
+    assumed: str | None = None  # several encodings fit equally well: the one assumed, named
+
+    @property
+    def uncertain(self) -> bool:
+        return self.assumed is not None
 
 
 def decode_text(data: bytes) -> Decoded:
@@ -99,56 +166,165 @@ def decode_text(data: bytes) -> Decoded:
         return _checked(data.decode("utf-8"), "utf-8")
     except UnicodeDecodeError:
         pass
-    best = charset_normalizer.from_bytes(data).best()
-    if best is None or best.encoding is None:
+    best, assumed = _judge(*_evidence(data))
+    # The judged lines decoded; a byte beyond them the encoding lacks is not worth refusing a file.
+    decoded = _checked(data.decode(best.encoding, errors="replace"), best.encoding)
+    return decoded._replace(assumed=best.label if assumed else None)
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    encoding: str
+    label: str
+    text: str
+    latin: bool
+    odd: int  # things text does not do, counted
+    languages: int  # Latin: how many of the code page's languages the accented letters need
+    chaos: float  # non-Latin: charset-normalizer's measure of mess
+    rank: int  # preference on a tie: the code page's order, or charset-normalizer's
+
+
+def _judge(sample: bytes, cut: bool) -> tuple[_Reading, bool]:
+    """The most plausible reading of `sample`, and whether it is a guess: another, different
+    reading fits as well, or even the best one is flawed in more than one place in ten."""
+    chaos: dict[str, float] = {}
+    # A sample `cut` inside a character fits no multi-byte encoding: end it a byte or three sooner.
+    for trim in range(4 if cut else 1):
+        whole = sample[: len(sample) - trim]
+        # charset-normalizer's full scan stops at the first encodings that look clean (it
+        # offered only Shift-JIS for a Russian sentence in KOI8-R): ask about the common ones too.
+        for match in [
+            *charset_normalizer.from_bytes(whole),
+            *charset_normalizer.from_bytes(whole, cp_isolation=list(_COMMON)),
+        ]:
+            encoding = _canonical(match.encoding)
+            if _ascii_compatible(encoding):  # not UTF-16, UTF-7, EBCDIC: ruled out, or no text
+                chaos[encoding] = min(chaos.get(encoding, 100.0), match.percent_chaos)
+        if chaos:
+            break
+    if not chaos:  # nothing fits without a mess of symbols and controls: binary data
         raise NotTextError("not text in any known encoding")
-    text = str(best)
-    if _latin_script(text):
-        return _latin(data)
-    return _checked(text, _canonical(best.encoding))
-
-
-def _latin_script(text: str) -> bool:
-    """Every accented letter is a Latin one (so a Latin code page is the question)."""
-    return all(
-        unicodedata.name(char, "").startswith("LATIN")
-        for char in set(text[:_SAMPLE])
-        if not char.isascii() and char.isalpha()
-    )
-
-
-def _latin(data: bytes) -> Decoded:
-    sample = data[:_SAMPLE]
-    judged: list[tuple[tuple[int, int], int, str, str]] = []
-    for rank, (code_page, (_, languages)) in enumerate(_LATIN_CODE_PAGES.items()):
-        try:
-            text = sample.decode(code_page)
-        except UnicodeDecodeError:  # a byte this code page leaves undefined
+    readings: list[_Reading] = []
+    bound = len(sample)  # the fewest oddities yet: a reading is counted only until it has more
+    for rank, (encoding, mess) in enumerate(chaos.items()):
+        text = _decoded(sample, encoding)
+        if text is None or _latin_script(text):  # Latin readings are judged by their languages
             continue
-        judged.append((_implausibility(text, languages), rank, code_page, text))
-    if not judged:
+        odd = _oddity(text, bound)
+        bound = min(bound, odd)
+        label = _LABELS.get(encoding, encoding)
+        readings.append(_Reading(encoding, label, text, False, odd, 0, mess, rank))
+    for rank, (code_page, (label, languages)) in enumerate(_LATIN_CODE_PAGES.items()):
+        if (text := _decoded(sample, code_page)) is not None:
+            odd, needed = _latin_oddity(text, languages, bound)
+            bound = min(bound, odd)
+            readings.append(_Reading(code_page, label, text, True, odd, needed, 0.0, rank))
+    if not readings:
         raise NotTextError("not text in any known encoding")
-    judged.sort()
-    cost, _, code_page, text = judged[0]
-    tied = any(other[0] == cost and other[3] != text for other in judged[1:])
-    label = _LATIN_CODE_PAGES[code_page][0]
-    return _checked(data.decode(code_page), code_page)._replace(assumed=label if tied else None)
+    readings.sort(key=lambda r: (r.odd, not r.latin, r.languages, r.chaos, r.rank))
+    best = readings[0]
+    tied = any(_as_good(other, best) and other.text != best.text for other in readings[1:])
+    non_ascii = len(best.text) - len(best.text.encode("ascii", "ignore"))
+    return best, tied or best.odd > 0.1 * non_ascii
 
 
-def _implausibility(text: str, languages: dict[str, str]) -> tuple[int, int]:
-    """(accented letters no language of the code page has, languages needed for the rest).
+def _as_good(other: _Reading, best: _Reading) -> bool:
+    if other.odd != best.odd:
+        return False
+    if other.latin and best.latin:
+        return other.languages == best.languages
+    if not other.latin and not best.latin:
+        return other.chaos == best.chaos
+    return True  # a Latin and a non-Latin reading, each without a flaw: only a guess decides
 
-    A non-letter between two letters ("wi¹zka": Polish read as Windows-1252) counts as a letter
-    no language has."""
+
+def _evidence(data: bytes) -> tuple[bytes, bool]:
+    """The lines that hold non-ASCII bytes, up to _JUDGED bytes: ASCII reads alike in every
+    candidate, and a file's accents may start after a long ASCII preamble. A newline is never
+    part of a multi-byte character in the encodings judged, so lines cut nothing; a line too long
+    is cut where no character can be, if it can: else the flag says it was cut."""
+    lines: list[bytes] = []
+    cut = False
+    size = 0
+    position = 0
+    while size < _JUDGED and (found := _NON_ASCII.search(data, position)):
+        start = data.rfind(b"\n", position, found.start()) + 1
+        end = data.find(b"\n", found.start())
+        end = len(data) if end < 0 else end
+        line = data[start:end]
+        if len(line) > _JUDGED - size:
+            # Cut a long line after a byte below 0x30 (space, digits excepted): never part of a
+            # multi-byte character (GB18030's four-byte ones hold digits).
+            line = line[: _JUDGED - size]
+            safe = max(line.rfind(bytes([byte]), -1024) for byte in range(0x30))
+            line = line[: safe + 1] if safe >= 0 else line
+            cut = safe < 0
+        lines.append(line)
+        size += len(line) + 1
+        position = end + 1
+    return b"\n".join(lines), cut
+
+
+def _decoded(sample: bytes, encoding: str) -> str | None:
+    """`sample` decoded, or None when the encoding cannot hold these bytes."""
+    try:
+        # Incremental: the sample may end inside a multi-byte character.
+        return codecs.getincrementaldecoder(encoding)().decode(sample, final=False)
+    except (LookupError, UnicodeDecodeError):
+        return None
+
+
+@functools.cache
+def _ascii_compatible(encoding: str) -> bool:
+    try:
+        return _ASCII.decode(encoding) == _ASCII.decode("ascii")
+    except (LookupError, UnicodeDecodeError):
+        return False
+
+
+def _oddity(text: str, bound: int) -> int:
+    """How often `text` does what text does not: change script or turn to capitals inside a word,
+    put a symbol between letters, write a Latin word of accented letters only, hold a control or
+    private-use character. Counted exactly up to `bound`; beyond it, some number above."""
+    odd = len(_STRAY.findall(text)) + len(_CONTROL_OR_PRIVATE.findall(text))
+    # Each distinct token once: text repeats its words.
+    tokens = Counter(_TOKEN.findall(text))
+    for token, n in tokens.items():
+        if odd > bound:
+            break
+        if not token.isascii():
+            odd += n * _token_oddity(token, bound - odd)
+    return odd
+
+
+def _token_oddity(token: str, bound: int) -> int:
+    odd = 0
+    previous_script: str | None = None
+    for position, char in enumerate(token):
+        if odd > bound:
+            return odd
+        # Letters and marks (Thai tone marks) carry a script; digits and signs none.
+        script = ("LATIN" if char.isalpha() else None) if char.isascii() else _script(char)
+        if script is not None:
+            odd += previous_script is not None and script != previous_script
+            previous_script = script
+        if position and char.isupper() and token[position - 1].islower():
+            odd += not (char.isascii() and token[position - 1].isascii())  # "iPhone" is fine
+    for match in _WORD.finditer(token):
+        word = match.group()
+        if len(word) > 1 and all(not c.isascii() and _script(c) == "LATIN" for c in word):
+            odd += 1
+        odd += sum(not char.isalpha() for char in word)  # "wi¹zka": ¹ is no letter
+    return odd
+
+
+def _latin_oddity(text: str, languages: dict[str, str], bound: int) -> tuple[int, int]:
+    """(oddities and accented letters no language of the code page has, languages needed for the
+    rest); oddities counted exactly up to `bound`."""
     letters: Counter[str] = Counter()
-    strays = 0
-    for position, char in enumerate(text):
-        if char.isascii():
-            continue
-        if char.isalpha():
-            letters[char.lower()] += 1
-        elif 0 < position < len(text) - 1 and text[position - 1].isalpha():
-            strays += text[position + 1].isalpha()
+    for char, n in Counter(text).items():
+        if not char.isascii() and char.isalpha() and _script(char) == "LATIN":
+            letters[char.lower()] += n
     needed = 0
     left = dict(letters)
     while left:
@@ -157,7 +333,28 @@ def _implausibility(text: str, languages: dict[str, str]) -> tuple[int, int]:
             break
         needed += 1
         left = {c: n for c, n in left.items() if c not in best}
-    return sum(left.values()) + strays, needed
+    unexplained = sum(left.values())
+    return unexplained + _oddity(text, bound - unexplained), needed
+
+
+def _latin_script(text: str) -> bool:
+    """Every letter that belongs to a script is a Latin one (ª, º and µ belong to none)."""
+    return all(_script(char) in (None, "LATIN") for char in set(text) if not char.isascii())
+
+
+@functools.cache
+def _script(char: str) -> str | None:
+    """The script of a letter, Han and kana as one; None for what is no letter of a script."""
+    words = unicodedata.name(char, "").split()
+    if words and words[0] in ("HALFWIDTH", "FULLWIDTH"):
+        words = words[1:]
+    if not words:
+        return None
+    if words[0] == "CJK" and any(w.startswith("IDEOGRAPH") for w in words):
+        return "CJK"
+    if not any(w in _SCRIPT_WORDS for w in words):
+        return None
+    return _SCRIPT_GROUPS.get(words[0], words[0])
 
 
 def _utf16_without_bom(data: bytes) -> str | None:

@@ -68,3 +68,100 @@ def test_a_plain_zip_is_still_refused_as_one(tmp_path: Path) -> None:
         zipped.writestr("chapter.txt", "not an e-book")
     with pytest.raises(UnsupportedFormat, match="the file is a zip archive"):
         detect(archive, archive.read_bytes()[:4096])
+
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+CONTAINER = (
+    '<?xml version="1.0"?><container version="1.0" '
+    'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+    '<rootfile full-path="{opf}" media-type="application/oebps-package+xml"/>'
+    "</rootfiles></container>"
+)
+
+
+def _zip(path: Path, *members: tuple[str, str | bytes]) -> Path:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, content in members:
+            archive.writestr(name, content)
+    return path
+
+
+def test_the_real_sphinx_epub_is_read_whole() -> None:
+    """Detection must not be stricter than the reader: MuPDF lays out the whole book."""
+    from app.documents.parse import open_document
+
+    document = open_document(DATA / "developers-reference.epub")
+    try:
+        assert document.format is Format.EPUB
+        assert document.page_count > 150  # 182 with PyMuPDF 1.28
+        assert "Debian" in document.raw[0].get_text()
+    finally:
+        document.close()
+
+
+@pytest.mark.parametrize("name", ["book.epub", "book.zip", "book"])
+def test_a_container_pointing_to_its_package_makes_an_epub(tmp_path: Path, name: str) -> None:
+    """No mimetype member at all: readers find the book through META-INF/container.xml."""
+    epub = _zip(
+        tmp_path / name,
+        ("META-INF/container.xml", CONTAINER.format(opf="OEBPS/content.opf")),
+        ("OEBPS/content.opf", "<package/>"),
+    )
+    assert detect(epub, epub.read_bytes()[:4096]).format is Format.EPUB
+
+
+def test_a_container_pointing_nowhere_is_no_epub(tmp_path: Path) -> None:
+    archive = _zip(
+        tmp_path / "book.epub",
+        ("META-INF/container.xml", CONTAINER.format(opf="OEBPS/content.opf")),
+        ("chapter.txt", "no package here"),
+    )
+    with pytest.raises(UnsupportedFormat, match="the file is a zip archive"):
+        detect(archive, archive.read_bytes()[:4096])
+
+
+def test_a_huge_container_is_not_unpacked(tmp_path: Path) -> None:
+    """Deciding the type inflates no large member: a 16 MB container.xml is no real one."""
+    container = " " * (16 << 20) + CONTAINER.format(opf="content.opf")
+    archive = _zip(
+        tmp_path / "book.epub",
+        ("chapter.txt", "words"),
+        ("META-INF/container.xml", container),
+        ("content.opf", "<package/>"),
+    )
+    with pytest.raises(UnsupportedFormat, match="the file is a zip archive"):
+        detect(archive, archive.read_bytes()[:4096])
+
+
+def test_another_zip_format_named_epub_is_refused_for_what_it_is(tmp_path: Path) -> None:
+    odt = tmp_path / "letter.epub"
+    with zipfile.ZipFile(odt, "w") as archive:
+        archive.writestr("mimetype", "application/vnd.oasis.opendocument.text")
+        archive.writestr("content.xml", "<office:document-content/>")
+    with pytest.raises(UnsupportedFormat, match="the file is a zip archive"):
+        detect(odt, odt.read_bytes()[:4096])
+    docx = _zip(
+        tmp_path / "report.epub",
+        ("[Content_Types].xml", "<Types/>"),
+        ("word/document.xml", "<w:document/>"),
+    )
+    with pytest.raises(UnsupportedFormat, match=r"a zip package \(XPS or Office\)"):
+        detect(docx, docx.read_bytes()[:4096])
+
+
+def test_a_truncated_sphinx_epub_is_damaged_not_a_zip_archive(tmp_path: Path) -> None:
+    """Its directory is lost, so nothing says what it was but its name: the reader decides."""
+    from app.documents.parse import DocumentError, open_document
+
+    real = (DATA / "developers-reference.epub").read_bytes()
+    truncated = tmp_path / "reference.epub"
+    truncated.write_bytes(real[: len(real) // 2])
+    assert detect(truncated, real[:4096]).format is Format.EPUB
+    with pytest.raises(DocumentError, match="damaged"):
+        open_document(truncated, max_unpacked=1 << 30)
+    with pytest.raises(DocumentError, match="damaged"):
+        open_document(truncated)
+    renamed = tmp_path / "reference.zip"
+    renamed.write_bytes(real[: len(real) // 2])
+    with pytest.raises(UnsupportedFormat, match="the file is a zip archive"):
+        detect(renamed, real[:4096])
