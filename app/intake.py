@@ -18,6 +18,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISREG
 from types import TracebackType
 from typing import Literal
 
@@ -355,6 +356,8 @@ class Intake:
         self, path: Path, force: bool
     ) -> FileIndexed | FileSkipped | FileFailed:
         stat = await asyncio.to_thread(path.stat)
+        if not S_ISREG(stat.st_mode):  # opening a pipe would wait for a writer forever
+            return FileFailed(path, "not a regular file (a pipe, a device or a socket)")
         previous = None if force else await self.library.document_by_path(str(path))
         if previous and (previous.size, previous.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
             return FileSkipped(path, "unchanged since it was indexed")

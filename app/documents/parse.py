@@ -23,6 +23,7 @@ from app.documents.textcodec import Decoded, NotTextError, decode_text
 from app.errors import DocentError
 
 MAX_TEXT_BYTES = 64 << 20
+TEXT_PIECE = 256 << 10  # characters of text laid out as one MuPDF document (see text_pieces)
 # MuPDF lays out a run of text without a break point in time quadratic in its length (100 KB:
 # 22 s); a line break every this many characters keeps layout linear (100 KB: 0.18 s).
 LONGEST_RUN = 256
@@ -79,10 +80,10 @@ class ParsedDocument:
     path: Path
     format: Format
     title: str
-    page_count: int
     note: str | None
     encoding: str | None
-    _doc: Any = field(repr=False)
+    # One PyMuPDF document, or a long text file's pieces (see TEXT_PIECE), page after page.
+    _pieces: list[Any] = field(repr=False)
 
     def __enter__(self) -> ParsedDocument:
         return self
@@ -91,30 +92,49 @@ class ParsedDocument:
         self.close()
 
     def close(self) -> None:
-        self._doc.close()
+        for piece in self._pieces:
+            piece.close()
 
     @property
-    def raw(self) -> Any:
-        """The PyMuPDF document, for rendering; only on the thread that opened it."""
-        return self._doc
+    def page_count(self) -> int:
+        return sum(piece.page_count for piece in self._pieces)
+
+    def load_page(self, index: int) -> Any:
+        """The PyMuPDF page at `index` (0-based) of the whole document."""
+        for piece in self._pieces:
+            if index < piece.page_count:
+                return piece.load_page(index)
+            index -= piece.page_count
+        raise IndexError("page not in document")
 
     def pages(self) -> Iterator[PageText]:
-        """Yield pages in order; raise DocumentError at the end when no page had any text."""
+        """Yield pages in order; a page MuPDF cannot read is yielded empty and noted. Raises
+        DocumentError at the end when no page had any text."""
         toc_titles: dict[int, list[str]] = {}
         for _level, title, page_number in self._toc():
             if page_number >= 1 and (clean := _normalise(title)):
                 toc_titles.setdefault(page_number, []).append(clean)
         heading: str | None = None
         characters = 0
+        unreadable: list[str] = []
+        first = self._pieces[0]
         # get_label() re-reads the label rules for every page: only ask when there are some.
-        labelled = bool(self._doc.is_pdf and self._doc.get_page_labels())
+        labelled = bool(first.is_pdf and first.get_page_labels())
         flags = _text_flags()
         for index in range(self.page_count):
-            page = self._doc.load_page(index)
             number = index + 1
+            try:
+                page = self.load_page(index)
+                blocks_read = page.get_text("blocks", flags=flags)
+            except (RuntimeError, ValueError, IndexError) as error:
+                if "cycle in page tree" in str(error):
+                    raise  # the whole page tree is unusable
+                unreadable.append(f"{number} ({error})")
+                yield PageText(number, str(number), ())
+                continue
             texts = [
                 text
-                for block in page.get_text("blocks", flags=flags)
+                for block in blocks_read
                 if block[6] == 0 and (text := block[4].strip())  # 0: a text block
             ]
             starts = _section_starts(texts, toc_titles.get(number, []))
@@ -127,13 +147,25 @@ class ParsedDocument:
                 characters += len(text)
             label = (page.get_label() if labelled else "") or str(number)
             yield PageText(number, label, tuple(blocks))
+        if unreadable and len(unreadable) == self.page_count:
+            raise DocumentError(f"damaged: no page can be read (page {unreadable[0]})")
+        if unreadable:
+            self.add_note(
+                f"damaged: {len(unreadable)} of {self.page_count} pages cannot be read "
+                f"(page {unreadable[0]}{', …' if len(unreadable) > 1 else ''})"
+            )
         if characters == 0:
             raise DocumentError(self._why_no_text())
 
     def _toc(self) -> list[list[Any]]:
-        """The outline, or none when it cannot be read: the text matters more than headings."""
+        """The outline (of every piece, in whole-document page numbers), or none when it cannot
+        be read: the text matters more than headings."""
+        toc: list[list[Any]] = []
+        offset = 0
         try:
-            toc: list[list[Any]] = self._doc.get_toc(simple=True)
+            for piece in self._pieces:
+                toc += [[level, title, page + offset] for level, title, page in piece.get_toc()]
+                offset += piece.page_count
         except (RecursionError, RuntimeError, ValueError):
             self.add_note(UNUSABLE_OUTLINE)
             return []
@@ -143,7 +175,7 @@ class ParsedDocument:
         self.note = "; ".join(filter(None, [self.note, note]))
 
     def _why_no_text(self) -> str:
-        if any(self._doc.load_page(i).get_images() for i in range(self.page_count)):
+        if any(self.load_page(i).get_images() for i in range(self.page_count)):
             return (
                 "no text layer: the pages are images (a scan?), so OCR is needed before "
                 "Docent can index it"
@@ -191,11 +223,15 @@ def open_document(path: Path, *, max_unpacked: int | None = None) -> ParsedDocum
             if assumed:
                 reading_note = f"encoding assumed: {assumed}"
             text = break_long_runs(text, markup=detected.format is not Format.TEXT)
-            doc = pymupdf.open(stream=text.encode("utf-8"), filetype=detected.format.value)
+            pieces = [
+                pymupdf.open(stream=piece.encode("utf-8"), filetype=detected.format.value)
+                for piece in text_pieces(text, detected.format)
+            ]
         elif detected.format is Format.PDF:
-            doc, reading_note = _open_pdf(path)
+            pdf, reading_note = _open_pdf(path)
+            pieces = [pdf]
         else:
-            doc = pymupdf.open(path, filetype=detected.format.value)
+            pieces = [pymupdf.open(path, filetype=detected.format.value)]
     except FileNotFoundError:
         raise DocumentError("the file disappeared before it could be read") from None
     except pymupdf.EmptyFileError:
@@ -204,7 +240,7 @@ def open_document(path: Path, *, max_unpacked: int | None = None) -> ParsedDocum
         raise DocumentError(
             f"damaged or not a valid {detected.format.label} file ({error})"
         ) from None
-
+    doc = pieces[0]
     if doc.needs_pass:
         doc.close()
         raise DocumentError("encrypted: it needs a password, and Docent cannot index it")
@@ -221,11 +257,35 @@ def open_document(path: Path, *, max_unpacked: int | None = None) -> ParsedDocum
         path=path,
         format=detected.format,
         title=title,
-        page_count=doc.page_count,
         note=note,
         encoding=encoding,
-        _doc=doc,
+        _pieces=pieces,
     )
+
+
+def text_pieces(text: str, fmt: Format) -> list[str]:
+    """A long text or Markdown file in pieces of about TEXT_PIECE characters, cut at line ends
+    (Markdown: at blank lines outside code fences), each laid out as a document of its own:
+    MuPDF's cost per page grows with the whole document (8 MB of prose took 77 s in one piece).
+    HTML stays whole: a cut could fall inside an element."""
+    if len(text) <= TEXT_PIECE or fmt is Format.HTML:
+        return [text]
+    pieces: list[str] = []
+    lines: list[str] = []
+    size = 0
+    fenced = False
+    for line in text.splitlines(keepends=True):
+        if fmt is Format.MARKDOWN and line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        lines.append(line)
+        size += len(line)
+        at_break = fmt is Format.TEXT or (not fenced and not line.strip())
+        if size >= TEXT_PIECE and (at_break or size >= 2 * TEXT_PIECE):
+            pieces.append("".join(lines))
+            lines, size = [], 0
+    if lines:
+        pieces.append("".join(lines))
+    return pieces
 
 
 def _refuse_zip_bomb(path: Path, size: int, max_unpacked: int) -> None:

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.documents.formats import Format
 from app.documents.parse import DocumentError, mupdf, open_document
 
 _SENTENCES = re.compile(r"(?<=[.!?。！？])\s*|\n")
@@ -32,7 +33,7 @@ def render_page(path: Path, page: int, zoom: float = 1.5, passage: str = "") -> 
     with open_document(path) as document:
         if not 1 <= page <= document.page_count:
             raise DocumentError(f"{path.name} has no page {page} (it has {document.page_count})")
-        loaded = document.raw.load_page(page - 1)
+        loaded = document.load_page(page - 1)
         area = max(loaded.rect.width * loaded.rect.height, 1.0)
         zoom = min(zoom, (MAX_PREVIEW_PIXELS / area) ** 0.5)
         pixmap = loaded.get_pixmap(matrix=mupdf().Matrix(zoom, zoom), alpha=False)
@@ -44,6 +45,7 @@ def render_page(path: Path, page: int, zoom: float = 1.5, passage: str = "") -> 
             png=pixmap.tobytes("png"),
             page=page,
             pages=document.page_count,
-            label=loaded.get_label() or str(page),
+            # Only a PDF has page labels (PyMuPDF asserts on any other document's).
+            label=(loaded.get_label() if document.format is Format.PDF else "") or str(page),
             highlights=tuple(rects),
         )

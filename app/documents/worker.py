@@ -133,6 +133,8 @@ def reason_for(error: BaseException) -> str:
         return "the file disappeared while it was being indexed"
     if isinstance(error, PermissionError):
         return "permission denied: Docent may not read this file"
+    if isinstance(error, RuntimeError | ValueError):  # MuPDF's own errors derive from these
+        return f"damaged: {message or type(error).__name__}"
     return f"could not be read: {message or type(error).__name__}"
 
 

@@ -17,7 +17,7 @@ from app.documents.reader import ReadLimits
 from app.intake import FileFailed, FileIndexed, IntakeEvent, PagesParsed
 from tests.conftest import REPO
 from tests.documents import write_long_pdf, write_pdf
-from tests.hostile_files import write_zip_bomb_epub
+from tests.hostile import write_bomb_epub
 from tests.integration.conftest import opened, run
 
 
@@ -46,7 +46,7 @@ def reader_processes() -> list[psutil.Process]:
 def test_a_document_over_a_limit_fails_alone(
     limits: ReadLimits, reason: str, tmp_path: Path
 ) -> None:
-    bomb = write_zip_bomb_epub(tmp_path / "bomb.epub")
+    bomb = write_bomb_epub(tmp_path / "bomb.epub", 200)
     after = write_pdf(tmp_path / "after.pdf")
 
     async def scenario() -> list[IntakeEvent]:

@@ -94,7 +94,7 @@ def test_the_real_sphinx_epub_is_read_whole() -> None:
     try:
         assert document.format is Format.EPUB
         assert document.page_count > 150  # 182 with PyMuPDF 1.28
-        assert "Debian" in document.raw[0].get_text()
+        assert "Debian" in document.load_page(0).get_text()
     finally:
         document.close()
 
