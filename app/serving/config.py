@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from app.processes import own_module
+
 _PATHS = (
     "DOCENT_HOME",
     "DOCENT_CONFIG_DIR",
@@ -25,7 +27,7 @@ def stdio_command() -> list[str]:
     script = Path(sys.executable).with_name("docent")
     if script.is_file():
         return [str(script), "serve-mcp"]
-    return [sys.executable, "-I", "-m", "app.cli", "serve-mcp"]  # as processes.own_module
+    return own_module("app.cli", "serve-mcp")
 
 
 def client_config(url: str | None = None, token: str | None = None) -> str:

@@ -40,30 +40,38 @@ def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        address = ipaddress.ip_address(host)
     except ValueError:  # a host name: it may resolve to anything
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped  # ::ffff:127.0.0.1 (loopback only from Python 3.13 on)
+    return address.is_loopback
+
+
+def _unspecified(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_unspecified
+    except ValueError:
         return False
 
 
 def transport_security(host: str, port: int) -> TransportSecuritySettings:
     """The Host and Origin values a server bound to `host`:`port` accepts: its own addresses,
-    in their canonical spellings, and this machine's names (never the SDK's default, which
-    protects only the exact strings 127.0.0.1, localhost and ::1)."""
-    names = {"localhost", socket.gethostname(), socket.getfqdn()}
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        names.add(host)
-    else:
-        if address.is_unspecified:  # 0.0.0.0 or ::, every interface: each one's address
-            names |= {
-                entry.address.split("%")[0]
-                for entries in psutil.net_if_addrs().values()
-                for entry in entries
-                if entry.family in (socket.AF_INET, socket.AF_INET6)
-            }
-        else:
-            names.add(host)
+    in every spelling a client or a browser writes them, localhost, and this machine's names
+    when it is reachable from other machines (never the SDK's default, which protects only the
+    exact strings 127.0.0.1, localhost and ::1)."""
+    names = {"localhost", host}
+    if _unspecified(host):  # 0.0.0.0 or ::, every interface: each one's address
+        names |= {
+            entry.address.split("%")[0]
+            for entries in psutil.net_if_addrs().values()
+            for entry in entries
+            if entry.family in (socket.AF_INET, socket.AF_INET6)
+        }
+    if not is_loopback(host):
+        # Only a server other machines reach is reached by this machine's name; on a loopback
+        # bind that name is one a rebinding page on the network could answer for.
+        names |= {socket.gethostname(), socket.getfqdn()}
     hosts = set()
     for name in names:
         try:
@@ -71,7 +79,9 @@ def transport_security(host: str, port: int) -> TransportSecuritySettings:
         except ValueError:
             hosts.add(f"{name}:{port}")
             continue
-        spellings = {address.compressed, address.exploded}
+        spellings = {name, address.compressed, address.exploded}
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            spellings.add(f"::ffff:{address.ipv4_mapped}")
         hosts |= {f"[{s}]:{port}" if address.version == 6 else f"{s}:{port}" for s in spellings}
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,

@@ -13,9 +13,10 @@ from app.settings import CloudSettings, ProviderSettings
 from tests.documents import write_pdf
 from tests.integration.conftest import index_all, opened, run
 
+# The marker's path is written into the code: the gateway's environment holds no variable of ours.
 PLANTED = """
 import os, pathlib
-pathlib.Path(os.environ["PLANTED_MARKER"]).write_text(
+pathlib.Path({marker!r}).write_text(
     "ran with: " + ",".join(sorted(k for k in os.environ if k.startswith("DOCENT_GATEWAY")))
 )
 """
@@ -27,10 +28,9 @@ def project_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     themselves when imported."""
     project = tmp_path / "flask-project"
     (project / "app").mkdir(parents=True)
-    (project / "app" / "__init__.py").write_text(PLANTED)
-    (project / "app.py").write_text(PLANTED)
     marker = tmp_path / "planted-code-ran"
-    monkeypatch.setenv("PLANTED_MARKER", str(marker))
+    (project / "app" / "__init__.py").write_text(PLANTED.format(marker=str(marker)))
+    (project / "app.py").write_text(PLANTED.format(marker=str(marker)))
     monkeypatch.chdir(project)
     return marker
 

@@ -4,6 +4,7 @@ strings 127.0.0.1, localhost and ::1: a page that rebinds its own name to a loop
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import httpx
@@ -26,22 +27,40 @@ ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "appl
 
 
 @pytest.mark.parametrize(
-    ("bind", "netloc"),
-    [("127.0.0.2", "127.0.0.2"), ("0:0:0:0:0:0:0:1", "[::1]")],
+    ("bind", "netlocs"),
+    [
+        ("127.0.0.1", ["127.0.0.1", "localhost"]),
+        ("127.0.0.2", ["127.0.0.2"]),
+        # Each spelling a client may use for the address it was told (or a browser writes).
+        ("0:0:0:0:0:0:0:1", ["[0:0:0:0:0:0:0:1]", "[::1]"]),
+        ("::ffff:127.0.0.1", ["[::ffff:127.0.0.1]", "[::ffff:7f00:1]"]),
+    ],
 )
 def test_forged_host_or_origin_is_refused_on_any_loopback_spelling(
-    bind: str, netloc: str, tmp_path: Path
+    bind: str, netlocs: list[str], tmp_path: Path
 ) -> None:
     port = free_loopback_port()
     command = [*SERVE, "--transport", "streamable-http", "--host", bind, "--port", str(port)]
-    url = f"http://{netloc}:{port}/mcp"
+    url = f"http://{netlocs[0]}:{port}/mcp"
+    # No keychain here: a loopback bind, however spelled, serves without a token.
     with serving(command, READY, tmp_path / "serve.log", timeout_s=120), httpx.Client() as http:
-        rebound = http.post(url, json=INITIALIZE, headers={**ACCEPT, "Host": f"evil.test:{port}"})
+        rebound = [
+            http.post(url, json=INITIALIZE, headers={**ACCEPT, "Host": f"{name}:{port}"})
+            # This machine's own name is not a loopback address: a rebinding page may own it.
+            for name in ("evil.test", socket.gethostname())
+        ]
         foreign = http.post(url, json=INITIALIZE, headers={**ACCEPT, "Origin": "http://evil.test"})
-        own = http.post(
-            url, json=INITIALIZE, headers={**ACCEPT, "Origin": f"http://{netloc}:{port}"}
-        )
-    assert (rebound.status_code, rebound.text) == (421, "Invalid Host header")
+        own = [
+            http.post(
+                url,
+                json=INITIALIZE,
+                headers={**ACCEPT, "Host": f"{netloc}:{port}", "Origin": f"http://{netloc}:{port}"},
+            )
+            for netloc in netlocs
+        ]
+    for refused in rebound:
+        assert (refused.status_code, refused.text) == (421, "Invalid Host header")
     assert (foreign.status_code, foreign.text) == (403, "Invalid Origin header")
-    assert own.status_code == 200
-    assert "serverInfo" in own.text
+    for answer in own:
+        assert answer.status_code == 200, answer.text
+        assert "serverInfo" in answer.text

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,8 @@ from app.serving.run import serve_mcp
         ("127.0.0.1", True),
         ("127.0.0.2", True),
         ("::1", True),
+        ("0:0:0:0:0:0:0:1", True),
+        ("::ffff:127.0.0.1", True),
         ("localhost", True),
         ("0.0.0.0", False),
         ("::", False),
@@ -74,6 +77,22 @@ def test_client_configurations_for_http_and_stdio(monkeypatch: pytest.MonkeyPatc
     stdio = json.loads(client_config())["mcpServers"]["docent"]
     assert stdio["args"][-1] == "serve-mcp"
     assert stdio["env"]["DOCENT_HOME"] == "/srv/docent"
+
+
+def test_the_stdio_configuration_starts_docent_isolated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another MCP client starts it from a folder of its choosing: that folder's `app` package
+    must never be imported in place of Docent's."""
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))  # no `docent` beside it
+    stdio = json.loads(client_config())["mcpServers"]["docent"]
+    assert [stdio["command"], *stdio["args"]] == [
+        sys.executable,
+        "-I",
+        "-m",
+        "app.cli",
+        "serve-mcp",
+    ]
 
 
 @pytest.mark.parametrize(
