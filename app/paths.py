@@ -1,8 +1,14 @@
-"""Where Docent keeps its files: the platform's folders, overridable for tests and portable use."""
+"""Where Docent keeps its files: the platform's folders, overridable for tests and portable use.
+
+They hold documents' text, questions and answers: only their user may read them (folders 0700,
+files 0600), whatever the umask.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,5 +58,39 @@ class Paths:
         return self.config_dir / "settings.json"
 
     def create(self) -> None:
-        for folder in (self.config_dir, self.data_dir, self.cache_dir, self.models_dir):
-            folder.mkdir(parents=True, exist_ok=True)
+        """Docent's folders, private; those an older version made readable to others are
+        tightened (which protects the files in them, too). An existing models folder is left as
+        it is: models may be shared, and are no secret."""
+        for folder in (self.config_dir, self.data_dir, self.cache_dir):
+            private_folder(folder)
+            _tighten(folder, 0o700)
+        private_folder(self.models_dir)
+
+
+def private_folder(folder: Path) -> Path:
+    """`folder`, created with any missing parents, readable by this user only (0700)."""
+    for missing in reversed([f for f in (folder, *folder.parents) if not f.exists()]):
+        missing.mkdir(mode=0o700, exist_ok=True)
+    return folder
+
+
+def private_file(path: Path) -> Path:
+    """`path`, created empty and readable by this user only (0600) unless it exists."""
+    os.close(os.open(private_folder(path.parent) / path.name, os.O_RDONLY | os.O_CREAT, 0o600))
+    return path
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write `text` atomically (a crash never leaves a truncated file), readable by this user
+    only: mkstemp creates the file 0600, and the replace gives `path` that file's mode."""
+    with tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", dir=private_folder(path.parent), delete=False, suffix=".tmp"
+    ) as handle:
+        handle.write(text)
+        temporary = Path(handle.name)
+    os.replace(temporary, path)
+
+
+def _tighten(path: Path, mode: int) -> None:
+    with contextlib.suppress(PermissionError):  # someone else's folder: theirs to set
+        path.chmod(mode)

@@ -8,9 +8,7 @@ the key field. No error ever repeats a value it was given (it may be a key).
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlsplit
@@ -18,6 +16,7 @@ from urllib.parse import parse_qsl, urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from app.errors import DocentError
+from app.paths import write_private
 
 SETTINGS_VERSION = 1
 
@@ -89,8 +88,10 @@ def _refuse_credential_arguments(arguments: list[str]) -> list[str]:
     """A key in a command line is visible to every user in `ps`, and lands in this file."""
     for position, argument in enumerate(arguments, start=1):
         option = argument.split("=", 1)[0]
-        if (option.startswith("-") and _CREDENTIAL_NAME.search(option.lstrip("-"))) or (
-            _CREDENTIAL_VALUE.match(argument.split("=", 1)[-1].strip())
+        if (
+            option == "-k"  # the usual short form of --key and --api-key
+            or (option.startswith("-") and _CREDENTIAL_NAME.search(option.lstrip("-")))
+            or _CREDENTIAL_VALUE.match(argument.split("=", 1)[-1].strip())
         ):
             raise ValueError(
                 f"argument {position} looks like a credential (and every process could read "
@@ -104,9 +105,10 @@ def _http_url(url: str) -> str:
     if not re.match(r"^https?://[^/\s]+", url):
         raise ValueError("must be an http:// or https:// URL")
     parts = urlsplit(url)
-    if parts.password is not None:
-        raise ValueError(f"holds a user name and password; {_KEY_FIELD}")
-    for name, _ in parse_qsl(parts.query, keep_blank_values=True):
+    if "@" in parts.netloc:  # user:password@, or a token as the user name (as git hosts take it)
+        raise ValueError(f"holds a user name or password; {_KEY_FIELD}")
+    # The fragment too: OAuth's implicit grant hands out #access_token=….
+    for name, _ in parse_qsl(f"{parts.query}&{parts.fragment}", keep_blank_values=True):
         if _CREDENTIAL_NAME.search(name):
             raise ValueError(f"its query parameter {name!r} looks like a credential; {_KEY_FIELD}")
     return url.rstrip("/")
@@ -314,11 +316,5 @@ class Settings(_Section):
             raise SettingsError(f"invalid settings in {path}: {problems}") from None
 
     def save(self, path: Path) -> None:
-        """Write atomically, so a crash never leaves a truncated settings file."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(
-            "w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp"
-        ) as handle:
-            handle.write(self.model_dump_json(indent=2))
-            temporary = Path(handle.name)
-        os.replace(temporary, path)
+        """Write atomically and privately (app/paths.py)."""
+        write_private(path, self.model_dump_json(indent=2))

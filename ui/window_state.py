@@ -7,6 +7,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from app.paths import write_private
+
 
 @dataclass
 class WindowState:
@@ -27,8 +29,7 @@ class WindowState:
             return cls()  # missing or damaged: start fresh, it is only convenience
 
     def save(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
+        write_private(path, json.dumps(asdict(self), indent=2))  # the paths of the user's files
 
     def geometry_bytes(self) -> bytes:
         return base64.b64decode(self.geometry) if self.geometry else b""

@@ -25,6 +25,7 @@ from app.cjk import segment_for_index
 from app.documents import Chunk
 from app.index.schema import migrate
 from app.index.terms import index_form, match_expression, selective_terms
+from app.paths import private_file
 
 _BATCH = 64
 EMBEDDING_MODEL_KEY = "embedding_model"
@@ -124,7 +125,7 @@ def embedding_text(heading: str | None, text: str) -> str:
 
 class Store:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_file(path)  # SQLite gives the -wal and -shm files the database file's mode
         # Autocommit at the driver level: transactions are explicit (writing(), or atomic()
         # for a reader's snapshot).
         connection = sqlite3.connect(path, isolation_level=None, timeout=LOCK_TIMEOUT_S)

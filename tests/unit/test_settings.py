@@ -1,4 +1,5 @@
 import json
+import traceback
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,7 @@ def test_assignment_is_validated() -> None:
 
 
 SECRET = "sk-live-7d41c0ffee9a2b58e6"
+PLAIN_KEY = "7d41c0ffee9a2b58e6"  # a key with no telltale shape: only its option names it
 
 
 @pytest.mark.parametrize(
@@ -84,6 +86,8 @@ SECRET = "sk-live-7d41c0ffee9a2b58e6"
         ({"args": ["server.js", "--api-key", SECRET]}, "argument 2 looks like a credential"),
         ({"args": [f"--token={SECRET}"]}, "argument 1 looks like a credential"),
         ({"args": ["serve", SECRET]}, "argument 2 looks like a credential"),
+        ({"args": ["serve", "-k", PLAIN_KEY]}, "argument 2 looks like a credential"),
+        ({"args": ["--token", PLAIN_KEY]}, "argument 1 looks like a credential"),
         (
             {
                 "transport": "sse",
@@ -105,8 +109,20 @@ SECRET = "sk-live-7d41c0ffee9a2b58e6"
             "its query parameter 'key' looks like a credential",
         ),
         (
+            {"transport": "sse", "url": f"https://h/sse?model=m&access_token={SECRET}"},
+            "its query parameter 'access_token' looks like a credential",
+        ),
+        (
+            {"transport": "sse", "url": f"https://h/sse#access_token={SECRET}"},
+            "its query parameter 'access_token' looks like a credential",
+        ),
+        (
             {"transport": "sse", "url": f"https://me:{SECRET}@h/sse"},
-            "holds a user name and password",
+            "holds a user name or password",
+        ),
+        (  # a token as the user name, as git hosts take it
+            {"transport": "sse", "url": f"https://{SECRET}@h/sse"},
+            "holds a user name or password",
         ),
     ],
 )
@@ -116,8 +132,22 @@ def test_credentials_are_refused_wherever_they_hide_and_never_repeated(
     entry = {"name": "a", "command": "node", "models": ["m"], **server}
     with pytest.raises(ValidationError, match=message) as refused:
         Settings.model_validate({"cloud": {"servers": [entry]}})
-    assert SECRET not in str(refused.value)
-    assert SECRET not in repr(refused.value)
+    printed = "".join(traceback.format_exception(refused.value))
+    for shown in (str(refused.value), repr(refused.value), printed):
+        assert PLAIN_KEY not in shown  # nor SECRET, which holds it
+
+
+def test_the_settings_file_error_never_repeats_a_value(tmp_path: Path) -> None:
+    """Loading is where a user meets the refusal: the message names the place, not the key."""
+    path = tmp_path / "settings.json"
+    server = {"name": "a", "command": "node", "models": ["m"], "env": {"OPENROUTER_KEY": SECRET}}
+    path.write_text(
+        json.dumps({"cloud": {"servers": [server]}, "local": {"n_ctx": SECRET}}), "utf-8"
+    )
+    with pytest.raises(SettingsError, match=r"cloud\.servers\.0\.env: .*key field") as refused:
+        Settings.load(path)
+    assert "local.n_ctx" in str(refused.value)
+    assert SECRET not in "".join(traceback.format_exception(refused.value))
 
 
 def test_a_provider_url_with_a_key_in_it_is_refused() -> None:
