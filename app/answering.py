@@ -365,12 +365,13 @@ class Answerer:
         draft: str = "",
     ) -> AsyncIterator[AnswerEvent]:
         by_number = {source.number: source for source in sources}
+        routing = self.settings.routing
         if attempt.decision.route == "cloud":
             if self.cloud_engine is None:
                 attempt.error = NO_CLOUD
                 return
             engine = self.cloud_engine(attempt.decision.model)
-            names = self.settings.routing.privacy == "standard"
+            names = routing.privacy == "standard"
             messages = build_messages(self._system, question, sources, names=names)
             if draft:
                 messages[-1] = Message(
@@ -381,7 +382,10 @@ class Answerer:
             attempt.sent = tuple(messages)
         else:
             engine = self.local
-            messages = build_messages(self._system, question, sources)
+            # A cascade sends the local draft to the cloud: in excerpts mode the draft is written
+            # from the excerpts alone, so it cannot quote a file name the cloud may not see.
+            names = routing.privacy != "excerpts" or not routing.cascade
+            messages = build_messages(self._system, question, sources, names=names)
         request = GenerationRequest(
             messages,
             max_tokens=self.settings.local.max_tokens,

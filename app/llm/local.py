@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
+import secrets
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from app.llm.engine import (
     GenerationDone,
     GenerationEvent,
     GenerationRequest,
+    Message,
     PromptEvaluated,
     Queued,
     TokenGenerated,
@@ -74,7 +77,6 @@ class LocalEngine:
 
     def _load(self) -> None:
         from llama_cpp import Llama
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         if not self.config.path.is_file():
             raise EngineError(f"model file {self.config.path} does not exist")
@@ -93,15 +95,7 @@ class LocalEngine:
                 f"cannot load model {self.config.path.name}: not a valid GGUF file "
                 f"or too large for this machine ({error})"
             ) from None
-        template = llama.metadata.get("tokenizer.chat_template") or _FALLBACK_TEMPLATE
-        eos = llama.token_eos()
-        self._format = Jinja2ChatFormatter(
-            template=template,
-            eos_token=llama._model.token_get_text(eos) if eos >= 0 else "",
-            bos_token=llama._model.token_get_text(llama.token_bos())
-            if llama.token_bos() >= 0
-            else "",
-        )
+        self._format = chat_formatter(llama)
         self._llama = llama
 
     async def close(self) -> None:
@@ -139,10 +133,7 @@ class LocalEngine:
         llama = self._llama
         if llama is None or self._format is None:
             raise EngineError("the local model is not loaded")
-        formatted = self._format(
-            messages=[{"role": m.role, "content": m.content} for m in request.messages]
-        )
-        prompt = llama.tokenize(formatted.prompt.encode("utf-8"), add_bos=True, special=True)
+        prompt = prompt_tokens(llama, self._format, request.messages)
         budget = self.config.n_ctx - len(prompt)
         if budget < 16:
             raise EngineError(
@@ -193,6 +184,43 @@ class LocalEngine:
         if tail := decoder.decode(b"", final=True):
             yield TokenGenerated(tail)
         yield GenerationDone(len(prompt), count, reason, first_at, last_at)  # type: ignore[arg-type]
+
+
+def chat_formatter(llama: Any) -> Callable[..., Any]:
+    """The model's own chat template (ChatML when the GGUF file carries none)."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    template = llama.metadata.get("tokenizer.chat_template") or _FALLBACK_TEMPLATE
+    eos, bos = llama.token_eos(), llama.token_bos()
+    return Jinja2ChatFormatter(
+        template=template,
+        eos_token=llama._model.token_get_text(eos) if eos >= 0 else "",
+        bos_token=llama._model.token_get_text(bos) if bos >= 0 else "",
+    )
+
+
+def prompt_tokens(llama: Any, format: Callable[..., Any], messages: Sequence[Message]) -> list[int]:
+    """The prompt's tokens, where only the chat template's own markup may become control
+    tokens: message contents (a document's text, a question) are tokenized as plain text, so
+    `<|im_start|>system` in a PDF cannot open a turn of its own.
+
+    The template is rendered around placeholders that no content can contain (a fresh random
+    marker), then each piece is tokenized as what it is.
+    """
+    marker = f"\x00{secrets.token_hex(8)}:"
+    placeholders = [
+        {"role": m.role, "content": f"{marker}{number}\x00"} for number, m in enumerate(messages)
+    ]
+    pieces = re.split(f"{re.escape(marker)}(\\d+)\x00", format(messages=placeholders).prompt)
+    tokens: list[int] = []
+    for position, piece in enumerate(pieces):
+        is_content = position % 2 == 1  # re.split puts each captured number between the pieces
+        text = messages[int(piece)].content if is_content else piece
+        if text:
+            tokens += llama.tokenize(
+                text.encode("utf-8"), add_bos=not tokens, special=not is_content
+            )
+    return tokens
 
 
 def _common_prefix(llama: Any, prompt: list[int]) -> int:

@@ -304,10 +304,14 @@ def test_privacy_standard_names_the_documents(tmp_path: Path) -> None:
 
 
 def cascade_answerer(
-    tmp_path: Path, local: ScriptedEngine, cloud: ScriptedEngine, cascade: bool = True
+    tmp_path: Path,
+    local: ScriptedEngine,
+    cloud: ScriptedEngine,
+    cascade: bool = True,
+    library: Library | None = None,
 ) -> Answerer:
-    library = asyncio.run(library_with_report(tmp_path / "library.sqlite3"))
-    settings = Settings.model_validate({"routing": {"cascade": cascade}})
+    library = library or asyncio.run(library_with_report(tmp_path / "library.sqlite3"))
+    settings = Settings.model_validate({"routing": {"cascade": cascade, "privacy": "excerpts"}})
     policy = AutoPolicy(
         settings.routing, local.model, lambda: [CloudModel("gw/big", "gw", True)], lambda: 1.0
     )
@@ -343,3 +347,33 @@ def test_cascade_keeps_a_grounded_draft_and_is_off_by_default(tmp_path: Path) ->
     off = cascade_answerer(tmp_path / "off", ungrounded, cloud, cascade=False)
     assert collect(off, QUESTION)[-1].metrics.route == "local"
     assert cloud.requests == []
+
+
+class QuotingEngine(ScriptedEngine):
+    """A small model that names its source, as they do: its draft quotes the first source's
+    header from its prompt (a file name and page when the prompt has them)."""
+
+    async def stream(
+        self, request: GenerationRequest, cancel: CancelToken
+    ) -> AsyncIterator[GenerationEvent]:
+        header = next(line for line in request.messages[-1].content.splitlines() if "[1]" in line)
+        self.pieces = [f"Bananas are yellow, says {header}."]
+        async for event in super().stream(request, cancel):
+            yield event
+
+
+def test_in_excerpts_mode_the_cascade_sends_no_file_name_not_even_in_the_draft(
+    tmp_path: Path,
+) -> None:
+    library = asyncio.run(library_with_report(tmp_path / "library.sqlite3"))
+    local = QuotingEngine([])
+    cloud = ScriptedEngine(["Invoices are kept for seven years."], model="gw/big")
+    events = collect(cascade_answerer(tmp_path, local, cloud, library=library), QUESTION)
+    finished = events[-1]
+    assert isinstance(finished, Finished)
+    assert finished.metrics.route == "cloud"
+    assert finished.sent is not None
+    assert "A smaller model drafted this answer" in finished.sent[-1].content  # a draft went…
+    everything_sent = json.dumps([m.content for m in finished.sent]) + history(library)[0]["sent"]
+    assert "report.pdf" not in everything_sent  # …without the file's name
+    assert "page 1" not in everything_sent
