@@ -39,6 +39,7 @@ from app.intake import (
 )
 from app.llm.engine import CancelToken
 from app.routing import Route
+from app.terminal import printable, printable_json
 
 
 class UsageError(DocentError):
@@ -171,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         return asyncio.run(_dispatch(arguments))
     except DocentError as error:
-        print(f"docent: {error}", file=sys.stderr)
+        print(f"docent: {printable(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("docent: interrupted", file=sys.stderr)
@@ -210,7 +211,8 @@ async def _dispatch(arguments: argparse.Namespace) -> int:
 
 
 class _Progress:
-    """One status line on a terminal (rewritten in place); nothing when output is redirected."""
+    """One status line on a terminal (rewritten in place); nothing when output is redirected.
+    Lines name files and quote errors: printed as printable text."""
 
     def __init__(self, stream: TextIO = sys.stderr) -> None:
         self.stream = stream
@@ -219,6 +221,7 @@ class _Progress:
 
     def update(self, text: str) -> None:
         if self.live:
+            text = printable(text)
             self.stream.write("\r" + text.ljust(self._width))
             self.stream.flush()
             self._width = len(text)
@@ -227,7 +230,7 @@ class _Progress:
         if self.live and self._width:
             self.stream.write("\r" + " " * self._width + "\r")
             self._width = 0
-        self.stream.write(text + "\n")
+        self.stream.write(printable(text) + "\n")
         self.stream.flush()
 
 
@@ -315,13 +318,13 @@ async def _ask(
                 result["sources"] = [s.as_dict() | {"text": s.text} for s in sources]
             case RouteDecided(route=chosen, model=model, reason=reason):
                 if "route" in result and not as_json:  # a fallback: say so before its answer
-                    print(f"\n[{chosen}: {reason}]", file=sys.stderr)
+                    print(f"\n[{chosen}: {printable(reason)}]", file=sys.stderr)
                 result["route"] = {"route": chosen, "model": model, "reason": reason}
                 result.setdefault("routes", []).append(result["route"])
             case Waiting(ahead=ahead) if not as_json:
                 print(f"[waiting for the local model: {ahead} ahead]", file=sys.stderr)
             case Token(text=text) if not as_json:
-                out.write(text)
+                out.write(printable(text))
                 out.flush()
             case Citation():
                 pass  # listed after the answer, from Finished
@@ -344,21 +347,20 @@ async def _ask(
                     cited = {c.number for c in citations}
                     for source in result.get("sources", []):
                         mark = "*" if source["number"] in cited else " "
-                        out.write(f" {mark}[{source['number']}] {source['where']}\n")
+                        out.write(f" {mark}[{source['number']}] {printable(source['where'])}\n")
                     if finished.grounded is not None and finished.grounded < 1:
                         out.write(
                             f"\nNote: the sources support {finished.grounded:.0%} of this "
                             "answer's sentences; check the rest against the documents.\n"
                         )
-                    out.write("\n" + metrics.footer() + "\n")
+                    out.write("\n" + printable(metrics.footer()) + "\n")
             case Failed(error=error):
                 result["error"] = error
                 status = 1
                 if not as_json:
-                    print(f"docent: {error}", file=sys.stderr)
+                    print(f"docent: {printable(error)}", file=sys.stderr)
     if as_json:
-        json.dump(result, out, ensure_ascii=False, indent=2)
-        out.write("\n")
+        out.write(printable_json(result) + "\n")
     return status
 
 
@@ -387,10 +389,10 @@ async def _eval(docent: Docent, arguments: argparse.Namespace) -> int:
         await docent.cloud.settled()
     rows = await evaluate(await docent.answerer(), questions, modes)
     print(f"{len(questions)} questions from {qa_path}\n")
-    print(table(rows))
+    print(printable(table(rows)))
     for row in rows:
         for failure in row["failures"]:
-            print(f"{row['mode']}: failed: {failure}", file=sys.stderr)
+            print(f"{row['mode']}: failed: {printable(failure)}", file=sys.stderr)
     if arguments.json:
         arguments.json.write_text(json.dumps(rows, indent=2, ensure_ascii=False), "utf-8")
     return 0
@@ -399,7 +401,7 @@ async def _eval(docent: Docent, arguments: argparse.Namespace) -> int:
 async def _docs(docent: Docent, as_json: bool) -> int:
     documents = await docent.library.documents()
     if as_json:
-        print(json.dumps([_document_dict(d) for d in documents], ensure_ascii=False, indent=2))
+        print(printable_json([_document_dict(d) for d in documents]))
         return 0
     if not documents:
         print("No documents yet: add some with `docent index PATH`.")
@@ -407,8 +409,10 @@ async def _docs(docent: Docent, as_json: bool) -> int:
     for d in documents:
         embedded = "ready" if d.embedded >= d.chunks else f"embedding {d.embedded}/{d.chunks}"
         note = f"  ({d.note})" if d.note else ""
-        print(f"{d.id:>4}  {d.name}  {d.pages} pages, {d.chunks} chunks, {embedded}{note}")
-        print(f"      {d.path}")
+        print(
+            printable(f"{d.id:>4}  {d.name}  {d.pages} pages, {d.chunks} chunks, {embedded}{note}")
+        )
+        print(f"      {printable(d.path)}")
     return 0
 
 
@@ -430,22 +434,24 @@ def _document_dict(document: DocumentInfo) -> dict[str, Any]:
 async def _remove(docent: Docent, names: Sequence[str]) -> int:
     for document in await _resolve(docent, names):
         await docent.library.remove(document.id)
-        print(f"removed {document.name} ({document.path})")
+        print(printable(f"removed {document.name} ({document.path})"))
     return 0
 
 
 async def _history(docent: Docent, limit: int, as_json: bool) -> int:
     rows = await docent.library.read(lambda store: store.history(limit))
     if as_json:
-        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        print(printable_json(rows))
         return 0
     for row in reversed(rows):
         ttft = "–" if row["ttft_s"] is None else f"{row['ttft_s']:.2f} s"
         print(
-            f"{row['asked_at']}  {row['route']} ({row['model']})  TTFT {ttft}  "
-            f"total {row['total_s']:.1f} s  ${row['cost_usd']:.4f}  [{row['status']}]"
+            printable(
+                f"{row['asked_at']}  {row['route']} ({row['model']})  TTFT {ttft}  "
+                f"total {row['total_s']:.1f} s  ${row['cost_usd']:.4f}  [{row['status']}]"
+            )
         )
-        print(f"    Q: {row['question']}")
+        print(f"    Q: {printable(row['question'])}")
     return 0
 
 
