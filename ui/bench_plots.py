@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,7 @@ def line_chart(
     ys: list[float] = []
     for index, (name, route, points) in enumerate(series):
         line = QLineSeries()
-        line.setName(name)
+        line.setName(escape(name))  # a legend renders HTML; model names are not HTML
         line.setPointsVisible(True)
         pen = line.pen()
         pen.setColor(route_colour(route).lighter(100 + 25 * index))

@@ -27,6 +27,7 @@ from app.bench_inference import bench_inference, render_inference
 from app.bootstrap import Docent
 from app.errors import DocentError
 from ui.bench_plots import inference_charts
+from ui.plain import insert_markdown, plain_label
 
 INTRO = (
     "Measures your local model and every configured cloud route the way the field compares "
@@ -65,7 +66,7 @@ class BenchmarkWindow(QDialog):
         controls.addWidget(self.stop_button)
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
-        self.step = QLabel("Not run yet.")
+        self.step = plain_label("Not run yet.")  # steps and errors name models and routes
         self.step.setWordWrap(True)
         self.tables = QTextBrowser()
         self.plots = QTabWidget()
@@ -129,7 +130,8 @@ class BenchmarkWindow(QDialog):
             self.finished_run.emit(completed)
 
     def _show(self, results: dict[str, Any]) -> None:
-        self.tables.setMarkdown(render_inference(results))
+        self.tables.clear()
+        insert_markdown(self.tables.textCursor(), render_inference(results))
         while self.plots.count() > 1:
             self.plots.removeTab(1)
         for stem, chart in inference_charts(results):

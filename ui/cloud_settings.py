@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.secrets import masked
+from ui.plain import plain_label
 from ui.theme import error_style
 
 
@@ -115,13 +116,13 @@ class EntryList(QWidget):
         name = self.widgets["name"]
         assert isinstance(name, QLineEdit)
         name.textChanged.connect(self._rename_current)
-        self.error = QLabel()
+        self.error = plain_label()  # errors quote what was typed
         self.error.setStyleSheet(error_style(self.palette()))
         self.error.setWordWrap(True)
         self.error.hide()
         self.form.addRow(self.error)
         self.test_button = QPushButton("Test connection")
-        self.test_result = QLabel()
+        self.test_result = plain_label()  # a server's own error text
         self.test_result.setWordWrap(True)
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)

@@ -1,18 +1,20 @@
 """The conversation: questions, answers streaming in, and each answer's badge.
 
-An answer streams as plain text and is re-rendered as Markdown when it is finished, with HTML
-disabled: nothing from a document or a model is ever rendered as HTML, so nothing in it can run
-or load (no images, no links but the ones Docent makes for sources).
+An answer streams as plain text and is re-rendered as inert Markdown when it is finished
+(ui/plain.py): nothing from a document or a model is ever rendered as HTML, loaded or made a
+link. Docent's own links (sources, re-ask, what was sent) carry a secret of this panel, so text
+that imitates one still cannot trigger an action.
 """
 
 from __future__ import annotations
 
+import secrets
 import time
 from dataclasses import dataclass
 
 from PySide6.QtCore import QTimer, QUrl, Signal
-from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
-from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtGui import QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from app.answering import (
     AnswerEvent,
@@ -26,12 +28,8 @@ from app.answering import (
     Waiting,
 )
 from app.llm.engine import Message
+from ui.plain import insert_markdown, plain_label
 from ui.theme import route_colour
-
-_SAFE_MARKDOWN = (
-    QTextDocument.MarkdownFeature.MarkdownDialectGitHub
-    | QTextDocument.MarkdownFeature.MarkdownNoHTML
-)
 
 
 def other_route(route: str) -> str:
@@ -70,7 +68,7 @@ class ConversationPanel(QWidget):
         self.transcript = QTextBrowser()
         self.transcript.setOpenLinks(False)
         self.transcript.anchorClicked.connect(self._open_link)
-        self.badge = QLabel("Ask a question about your documents.")
+        self.badge = plain_label("Ask a question about your documents.")  # reasons, errors
         self.badge.setWordWrap(True)
         self.badge.setObjectName("badge")
         layout = QVBoxLayout(self)
@@ -84,6 +82,7 @@ class ConversationPanel(QWidget):
         self._route = ""
         self._first_token_at: float | None = None
         self._links: dict[str, Source | _Reask | _Sent] = {}
+        self._link_secret = secrets.token_urlsafe(16)
         self._answer_start = 0
         self._question = ""
         self._waiting = ""
@@ -160,13 +159,13 @@ class ConversationPanel(QWidget):
         self.badge.setText(f"{self._route}{self._waiting} · {ttft}")
 
     def _render_markdown(self, answer: str) -> None:
-        """Replace the streamed plain text with its Markdown rendering. MarkdownNoHTML: any HTML
-        in the answer (echoed from a document, or invented) shows as text, never as markup."""
+        """Replace the streamed plain text with its Markdown rendering: any HTML in the answer
+        (echoed from a document, or invented) shows as text, links as words, images as alt text."""
         cursor = self.transcript.textCursor()
         cursor.setPosition(self._answer_start)
         cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
         cursor.removeSelectedText()
-        cursor.insertMarkdown(answer, _SAFE_MARKDOWN)
+        insert_markdown(cursor, answer)
         cursor.movePosition(QTextCursor.MoveOperation.End)
         self.transcript.setTextCursor(cursor)
 
@@ -176,7 +175,7 @@ class ConversationPanel(QWidget):
         return cursor.position()
 
     def _link(self, text: str, target: Source | _Reask | _Sent) -> None:
-        href = f"docent-link:{len(self._links)}"
+        href = f"docent-link:{self._link_secret}/{len(self._links)}"
         self._links[href] = target
         link = QTextCharFormat()
         link.setAnchor(True)

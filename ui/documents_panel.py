@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QAbstractItemView, QMenu, QTreeWidget, QTreeWidget
 
 from app.index import DocumentInfo
 from app.intake import FileFailed, FileIndexed, FileSkipped, FileStarted, IngestEvent, PagesParsed
+from ui.plain import plain_tooltip
 from ui.theme import error_colour
 
 NAME, PAGES, CHUNKS, STATUS = range(4)
@@ -42,7 +43,7 @@ class DocumentsPanel(QTreeWidget):
         key = str(path)
         if key not in self._rows:
             item = QTreeWidgetItem([Path(key).name, "", "", "queued"])
-            item.setToolTip(NAME, key)
+            item.setToolTip(NAME, plain_tooltip(key))
             item.setData(NAME, PATH_ROLE, key)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(NAME, Qt.CheckState.Unchecked)
@@ -68,13 +69,13 @@ class DocumentsPanel(QTreeWidget):
                 item.setText(STATUS, "keyword-searchable")
                 item.setText(PAGES, str(pages))
                 item.setText(CHUNKS, str(chunks))
-                item.setToolTip(STATUS, note or "")
+                item.setToolTip(STATUS, plain_tooltip(note or ""))
             case FileSkipped(reason=reason):
-                item.setText(STATUS, "unchanged")
-                item.setToolTip(STATUS, reason)
+                item.setText(STATUS, "unchanged" if reason.startswith("unchanged") else "skipped")
+                item.setToolTip(STATUS, plain_tooltip(reason))
             case FileFailed(reason=reason):
                 item.setText(STATUS, f"failed: {reason}")
-                item.setToolTip(STATUS, reason)
+                item.setToolTip(STATUS, plain_tooltip(reason))
                 item.setForeground(STATUS, error_colour(self.palette()))
 
     def show_library(self, documents: list[DocumentInfo]) -> None:

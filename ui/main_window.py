@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
     QHBoxLayout,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QPlainTextEdit,
@@ -56,6 +55,7 @@ from ui.documents_panel import DocumentsPanel
 from ui.first_run import FirstRunDialog
 from ui.mcp_serving import McpServing
 from ui.page_preview import PagePreview
+from ui.plain import plain_label, plain_tooltip
 from ui.session_panel import SessionPanel
 from ui.settings_dialog import SettingsDialog
 from ui.window_state import WindowState
@@ -157,9 +157,9 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(splitter)
         self.resize(1100, 700)
         self.statusBar().showMessage("Drop documents here, or press Ctrl+O.")
-        self.model_state = QLabel()
-        self.library_state = QLabel()
-        self.cloud_state = QLabel()
+        self.model_state = plain_label()
+        self.library_state = plain_label()
+        self.cloud_state = plain_label()
         self.statusBar().addPermanentWidget(self.library_state)
         self.statusBar().addPermanentWidget(self.model_state)
         self.statusBar().addPermanentWidget(self.cloud_state)
@@ -249,11 +249,13 @@ class MainWindow(QMainWindow):
         health = self.docent.cloud.health() if self.docent.cloud else []
         if not health:
             self.cloud_state.setText("Cloud: not configured")
-            self.cloud_state.setToolTip("Add a provider or an MCP server in Settings.")
+            self.cloud_state.setToolTip(
+                plain_tooltip("Add a provider or an MCP server in Settings.")
+            )
             return
         ready = sum(h.state is HealthState.READY for h in health)
         self.cloud_state.setText(f"Cloud: {ready}/{len(health)} ready")
-        self.cloud_state.setToolTip("\n".join(h.describe() for h in health))
+        self.cloud_state.setToolTip(plain_tooltip("\n".join(h.describe() for h in health)))
 
     async def start(self, *, welcome: bool = True) -> None:
         """Check the chat model, show the library, restore the scope and connect the cloud
@@ -372,13 +374,14 @@ class MainWindow(QMainWindow):
         """The chosen chat model is missing or corrupt and the bundled one answers instead."""
         self._show_model_state()
         if notice:
-            self.model_state.setToolTip(notice)
+            self.model_state.setToolTip(plain_tooltip(notice))
             self.statusBar().showMessage(notice)
             if self.model_notice is not None:
                 self.model_notice.deleteLater()
             self.model_notice = QMessageBox(
                 QMessageBox.Icon.Warning, "Local model", notice, parent=self
             )
+            self.model_notice.setTextFormat(Qt.TextFormat.PlainText)
             self.model_notice.open()  # not exec(): the window keeps working behind it
 
     def open_models(self) -> ModelManager:

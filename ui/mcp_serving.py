@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from app.bootstrap import Docent
 from app.serving.config import client_config
 from app.settings import ServeMcpSettings
+from ui.plain import plain_tooltip
 
 if TYPE_CHECKING:
     from app.serving.http import HttpService
@@ -93,12 +94,14 @@ class McpServing(QObject):
         if self.service is not None:
             self.label.setText("MCP server: on")
             self.label.setToolTip(
-                f"Other MCP clients can use this library at {self.service.url}\n"
-                "Settings → MCP server shows the configuration to paste into them."
+                plain_tooltip(
+                    f"Other MCP clients can use this library at {self.service.url}\n"
+                    "Settings → MCP server shows the configuration to paste into them."
+                )
             )
         elif self.error:
             self.label.setText("MCP server: failed")
-            self.label.setToolTip(self.error)
+            self.label.setToolTip(plain_tooltip(self.error))
         else:
             self.label.setText("")
             self.label.setToolTip("")

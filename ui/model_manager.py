@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
     QHBoxLayout,
-    QLabel,
     QProgressBar,
     QPushButton,
     QTreeWidget,
@@ -25,6 +24,7 @@ from app.bootstrap import Docent
 from app.catalog import CatalogModel
 from app.downloads import DownloadProgress, download, is_downloaded, partial_bytes
 from app.errors import DocentError
+from ui.plain import plain_label, plain_tooltip
 from ui.theme import error_style
 
 NAME, SIZE, RAM, LICENCE, STATE = range(5)
@@ -63,8 +63,8 @@ class ModelManager(QDialog):
                     "",
                 ]
             )
-            item.setToolTip(NAME, f"{model.name} — {model.upstream}")
-            item.setToolTip(LICENCE, model.licence)
+            item.setToolTip(NAME, plain_tooltip(f"{model.name} — {model.upstream}"))
+            item.setToolTip(LICENCE, plain_tooltip(model.licence))
             self.table.addTopLevelItem(item)
             self.rows[model.name] = item
         self.download_button = QPushButton("Download")
@@ -83,10 +83,10 @@ class ModelManager(QDialog):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.hide()
-        self.status = QLabel()
+        self.status = plain_label()  # download errors, a chosen file's name
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        note = QLabel(
+        note = plain_label(
             f"Downloads go to {docent.paths.models_dir}. Larger models answer better and need "
             "more memory; on a laptop with Metal or CUDA set GPU layers to -1 in Settings."
         )

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from app.bootstrap import Docent
 from app.documents.render import RenderedPage
 from app.errors import DocentError
+from ui.plain import plain_label
 
 _HIGHLIGHT = QColor(255, 210, 0, 90)
 
@@ -51,7 +52,7 @@ class PagePreview(QDialog):
         scroll = QScrollArea()
         scroll.setWidget(self.image)
         scroll.setWidgetResizable(True)
-        self.position = QLabel()
+        self.position = plain_label()  # or the PDF reader's error
         buttons = {
             "◀": lambda: self.go(self.page - 1),
             "▶": lambda: self.go(self.page + 1),

@@ -35,6 +35,7 @@ from app.secrets import SecretStore, SecretStoreError, provider_key, server_key
 from app.settings import McpServerSettings, ProviderSettings, RoutingSettings, Settings
 from ui.cloud_settings import PROVIDER_FIELDS, SERVER_FIELDS, Entry, EntryList
 from ui.mcp_serving import ServingPage
+from ui.plain import plain_label
 from ui.theme import error_style
 from ui.watched_folders import WatchedFoldersPage
 
@@ -125,7 +126,7 @@ class SettingsDialog(QDialog):
             form.addRow("", self._error_label(f"{section}.{name}"))
 
     def _cloud_lists(self, settings: Settings) -> None:
-        self.keychain = QLabel("Looking for the keychain…")
+        self.keychain = plain_label("Looking for the keychain…")
         self.keychain.setWordWrap(True)
         self.consent = QCheckBox(
             "Keep keys in a plain-text file that only my user can read (NOT encrypted)"
@@ -238,7 +239,7 @@ class SettingsDialog(QDialog):
         self.consent.setVisible(not store.available or store.is_plaintext)
 
     def _error_label(self, key: str) -> QLabel:
-        label = QLabel()
+        label = plain_label()  # errors quote values: paths, names
         label.setStyleSheet(error_style(self.palette()))
         label.setWordWrap(True)
         label.hide()

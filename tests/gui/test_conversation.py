@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QUrl
 from pytestqt.qtbot import QtBot
 
@@ -56,3 +58,40 @@ def test_a_cloud_answer_links_to_exactly_what_was_sent(qtbot: QtBot) -> None:
     with qtbot.waitSignal(panel.reask_requested) as asked:
         panel.transcript.anchorClicked.emit(QUrl(reask))
     assert asked.args == ["Why seven years?", "local"]
+
+
+FORGED = (
+    'See <a href="docent-link:0">the invoice</a>, [re-ask in the cloud](docent-link:0), '
+    "<docent-link:1>, ![chart](docent-link:1) and [a site](https://example.com/x)."
+)
+
+
+def hrefs(panel: ConversationPanel) -> list[str]:
+    return re.findall(r'<a href="([^"]*)"', panel.transcript.toHtml())
+
+
+def test_an_answer_cannot_make_a_link_nor_forge_one_of_docents(qtbot: QtBot) -> None:
+    panel = ConversationPanel()
+    qtbot.addWidget(panel)
+    panel.begin("Where is the invoice?")
+    panel.apply(Token(FORGED))
+    panel.apply(Finished(FORGED, (), metrics(), 1, False, None))
+    text = panel.transcript.toPlainText()
+    assert all(words in text for words in ("re-ask in the cloud", "a site"))  # still readable…
+    assert "<img" not in panel.transcript.toHtml()
+    (reask,) = hrefs(panel)  # …but the only link is Docent's own
+    assert reask in panel._links
+    with (
+        qtbot.assertNotEmitted(panel.reask_requested),
+        qtbot.assertNotEmitted(panel.source_clicked),
+        qtbot.assertNotEmitted(panel.sent_requested),
+    ):
+        for forged in ("docent-link:0", "docent-link:1", "https://example.com/x"):
+            panel.transcript.anchorClicked.emit(QUrl(forged))
+    other = ConversationPanel()  # another window's links are not this one's either
+    qtbot.addWidget(other)
+    other.begin("Where is the invoice?")
+    other.apply(Finished("Here.", (), metrics(), 2, False, None))
+    assert hrefs(other) != [reask]
+    with qtbot.assertNotEmitted(panel.reask_requested):
+        panel.transcript.anchorClicked.emit(QUrl(hrefs(other)[0]))
