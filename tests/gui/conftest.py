@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 import qasync
+from PySide6.QtGui import Qt, QTextDocument  # QtGui's Qt also holds mightBeRichText
 from PySide6.QtWidgets import QApplication
 
 from app.bootstrap import Docent
@@ -95,3 +96,12 @@ def main_window(loop: qasync.QEventLoop, *, embeddings: bool = True) -> Iterator
     window = open_window(loop, Docent.from_environment(embeddings=embeddings))
     yield window
     close_window(loop, window)
+
+
+def tooltip_shows(tooltip: str) -> str:
+    """What a tooltip displays: Qt renders it as rich text whenever it looks like HTML."""
+    if not Qt.mightBeRichText(tooltip):
+        return tooltip
+    document = QTextDocument()
+    document.setHtml(tooltip)
+    return document.toPlainText()

@@ -20,7 +20,7 @@ from app.llm.engine import EngineError
 from app.paths import Paths
 from app.routing import NO_CLOUD
 from tests.documents import write_encrypted_pdf, write_pdf
-from tests.gui.conftest import main_window
+from tests.gui.conftest import main_window, tooltip_shows
 from tests.peers.everything import everything_stdio
 from ui.gui_bench import measure
 from ui.main_window import MainWindow
@@ -253,7 +253,7 @@ def test_the_status_bar_shows_cloud_health_live(
 
     loop.run_until_complete(start_and_settle())
     assert window.cloud_state.text() == "Cloud: 1/2 ready"
-    ready, failed = window.cloud_state.toolTip().split("\n")
+    ready, failed = tooltip_shows(window.cloud_state.toolTip()).split("\n")
     assert re.fullmatch(r"everything: ready \(\d+ tools\)", ready)
     assert failed == "team: failed (cannot start '/nowhere/mcp-server': No such file or directory)"
     loop.run_until_complete(window.shutdown())

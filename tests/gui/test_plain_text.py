@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 import qasync
 from PySide6.QtCharts import QChartView
-from PySide6.QtGui import Qt, QTextDocument  # QtGui's Qt also holds mightBeRichText
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from app.answering import Failed, RouteDecided
 from app.bootstrap import Docent
 from app.intake import FileFailed
+from tests.gui.conftest import tooltip_shows
 from ui.bench_plots import line_chart
 from ui.bench_window import BenchmarkWindow
 from ui.conversation import ConversationPanel
@@ -44,15 +45,6 @@ def docent(qapp: QApplication, loop: qasync.QEventLoop) -> Iterator[Docent]:
 
 def shows_literally(label: QLabel, text: str) -> bool:
     return label.textFormat() == Qt.TextFormat.PlainText and text in label.text()
-
-
-def tooltip_shows(tooltip: str) -> str:
-    """What a tooltip displays: Qt renders it as rich text whenever it looks like HTML."""
-    if not Qt.mightBeRichText(tooltip):
-        return tooltip
-    document = QTextDocument()
-    document.setHtml(tooltip)
-    return document.toPlainText()
 
 
 def test_a_tooltip_shows_its_text_literally(qapp: QApplication) -> None:
