@@ -50,7 +50,7 @@ conformance: setup peers
 screenshots: setup
 	DOCENT_MODELS_DIR=$(CURDIR)/.cache/models $(BIN)/docent models --setup
 	home=$$(mktemp -d) && DOCENT_HOME=$$home DOCENT_MODELS_DIR=$(CURDIR)/.cache/models \
-	  xvfb-run -a -s "-screen 0 1280x800x24" $(BIN)/python -m ui.screenshots docs/screenshots; \
+	  xvfb-run -a -s "-screen 0 1280x800x24" $(BIN)/python -m ui.tools.screenshots docs/screenshots; \
 	  status=$$?; rm -rf $$home; exit $$status
 
 # The one-folder app (dist/docent) and its .deb (dist/docent_VERSION_ARCH.deb), with the .desktop

@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.answer_cache import AnswerCache
 from app.answering import Answerer
+from app.answering.cache import AnswerCache
 from app.catalog import Catalog, ModelError, Progress, ensure_model
 from app.cloud.health import Health
 from app.cloud.pricing import PriceTable

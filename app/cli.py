@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -23,11 +22,11 @@ from app.answering import (
     Token,
     Waiting,
 )
+from app.bench.evaluation import MODES, evaluate, load_questions, table
 from app.bootstrap import Docent
 from app.catalog import ensure_model
 from app.errors import DocentError
-from app.evaluation import MODES, evaluate, load_questions, table
-from app.index import DocumentInfo, EmbeddingProgress
+from app.index import DocumentInfo, DocumentNotFound, EmbeddingProgress
 from app.intake import (
     BatchFailed,
     EmbeddingFailed,
@@ -181,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 async def _dispatch(arguments: argparse.Namespace) -> int:
     if arguments.command == "bench":
-        from app.bench_run import run_bench
+        from app.bench.run import run_bench
 
         return await run_bench(arguments.suite, quick=arguments.quick, out=arguments.out)
     # Listing and removing need no embedder: skip loading it.
@@ -270,27 +269,10 @@ async def _index(docent: Docent, paths: list[Path], *, embed: bool) -> int:
 
 
 async def _resolve(docent: Docent, names: Sequence[str]) -> list[DocumentInfo]:
-    return match_documents(await docent.library.documents(), names)
-
-
-def match_documents(
-    documents: Sequence[DocumentInfo], names: Sequence[str], listing: str = "`docent docs`"
-) -> list[DocumentInfo]:
-    """Each name is a document id, its file name or its path; each must match exactly one.
-
-    Names are only compared with the indexed documents: none is ever opened as a file.
-    `listing` is where the caller's user sees the library."""
-    found: list[DocumentInfo] = []
-    for name in names:
-        as_path = os.path.abspath(os.path.expanduser(name))
-        matches = [d for d in documents if name in (str(d.id), d.name) or as_path == d.path]
-        if not matches:
-            raise UsageError(f"no indexed document matches {name!r} (see {listing})")
-        if len(matches) > 1:
-            ids = ", ".join(str(d.id) for d in matches)
-            raise UsageError(f"{name!r} matches several documents (ids {ids}): use an id")
-        found.append(matches[0])
-    return found
+    try:
+        return await docent.library.match_documents(names)
+    except DocumentNotFound as error:
+        raise UsageError(f"{error} (see `docent docs`)") from None
 
 
 async def _ask(

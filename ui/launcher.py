@@ -24,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if arguments == ["--smoke-test"]:
         from ui.main import run
-        from ui.smoke import session
+        from ui.tools.smoke import session
 
         return run(session=session)
     if not arguments or arguments[0] == "gui":
@@ -32,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run(arguments[1:])
     if arguments[:2] == ["bench", "gui"]:
-        from ui.gui_bench import main as bench_gui
+        from ui.bench.gui import main as bench_gui
 
         status = bench_gui(arguments[2:])
     else:
@@ -41,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = cli_main(arguments)
     if status == 0 and arguments[:1] == ["bench"] and "--out" in arguments:
         # The core writes the numbers; plots need Qt, which only ui/ may load.
-        from ui.bench_plots import draw
+        from ui.bench.plots import draw
 
         out = Path(arguments[arguments.index("--out") + 1])
         for plot in draw(out / f"bench-{arguments[1]}.json"):

@@ -61,7 +61,7 @@ from ui.settings_dialog import SettingsDialog
 from ui.window_state import WindowState
 
 if TYPE_CHECKING:
-    from ui.bench_window import BenchmarkWindow
+    from ui.bench.window import BenchmarkWindow
     from ui.model_manager import ModelManager
 
 
@@ -400,7 +400,7 @@ class MainWindow(QMainWindow):
         """One Benchmark window, kept while the main window lives (with its last results)."""
         if self.benchmark is None:
             # Loaded when first opened: QtCharts and the bench suites cost every start-up ~20 ms.
-            from ui.bench_window import BenchmarkWindow
+            from ui.bench.window import BenchmarkWindow
 
             self.benchmark = BenchmarkWindow(self.docent, self)
         self.benchmark.show()

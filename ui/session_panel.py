@@ -9,7 +9,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from app.metrics import AnswerMetrics
+from app.answering.metrics import AnswerMetrics
 from ui.theme import route_colour
 
 

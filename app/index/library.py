@@ -8,6 +8,7 @@ it move by more than its own writes reloads its vectors before the next search."
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,6 +20,7 @@ import numpy as np
 
 from app.documents import Chunk
 from app.embeddings import Embedder
+from app.errors import DocentError
 from app.index.retrieval import Passage, fuse
 from app.index.store import DocumentInfo, HistoryRecord, NewDocument, Store, Written
 from app.index.terms import keyword_terms
@@ -28,6 +30,14 @@ from app.workers import SerialWorker
 T = TypeVar("T")
 CANDIDATES = 50  # per list, before fusion
 EMBED_BATCH = 8
+
+
+class DocumentNotFound(DocentError):
+    """A name that matches no indexed document."""
+
+
+class AmbiguousDocument(DocentError):
+    """A name that matches several indexed documents (the same file name in two folders)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +143,12 @@ class Library:
 
     async def documents(self) -> list[DocumentInfo]:
         return await self.read(lambda store: store.documents())
+
+    async def match_documents(self, names: Sequence[str]) -> list[DocumentInfo]:
+        """The document each name means: its id, its file name or its path, matching exactly one.
+
+        Names are only compared with the indexed documents: none is ever opened as a file."""
+        return await self.read(lambda store: _match(store.documents(), names))
 
     async def document_by_path(self, path: str) -> DocumentInfo | None:
         return await self.read(lambda store: store.document_by_path(path))
@@ -276,3 +292,17 @@ class Library:
                 if progress:
                     progress(EmbeddingProgress(done, total))
             return done
+
+
+def _match(documents: Sequence[DocumentInfo], names: Sequence[str]) -> list[DocumentInfo]:
+    found: list[DocumentInfo] = []
+    for name in names:
+        as_path = os.path.abspath(os.path.expanduser(name))
+        matches = [d for d in documents if name in (str(d.id), d.name) or as_path == d.path]
+        if not matches:
+            raise DocumentNotFound(f"no indexed document matches {name!r}")
+        if len(matches) > 1:
+            ids = ", ".join(str(d.id) for d in matches)
+            raise AmbiguousDocument(f"{name!r} matches several documents (ids {ids}): use an id")
+        found.append(matches[0])
+    return found

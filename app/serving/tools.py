@@ -20,13 +20,10 @@ from pydantic import BaseModel, Field
 
 from app.answering import Failed, Finished, Source, Token
 from app.bootstrap import Docent
-from app.cli import match_documents
-from app.errors import DocentError
-from app.index import DocumentInfo
+from app.index import AmbiguousDocument, DocumentInfo, DocumentNotFound
 from app.llm.engine import CancelToken
 
 PAGE_URI = "docent://documents/{document_id}/pages/{page}"
-_LISTING = "the list_documents tool"
 
 
 def page_uri(document_id: int, page: int | str) -> str:
@@ -125,8 +122,10 @@ class LibraryTools:
 
     async def resolve(self, names: Sequence[str]) -> list[DocumentInfo]:
         try:
-            return match_documents(await self.docent.library.documents(), names, _LISTING)
-        except DocentError as error:
+            return await self.docent.library.match_documents(names)
+        except DocumentNotFound as error:
+            raise ToolError(f"{error} (see the list_documents tool)") from None
+        except AmbiguousDocument as error:
             raise ToolError(str(error)) from None
 
     async def search(self, query: str, k: int, documents: Sequence[str] | None) -> SearchResults:

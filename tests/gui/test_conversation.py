@@ -8,8 +8,8 @@ from PySide6.QtCore import QUrl
 from pytestqt.qtbot import QtBot
 
 from app.answering import Finished, RouteDecided, Token
+from app.answering.metrics import AnswerMetrics
 from app.llm.engine import Message
-from app.metrics import AnswerMetrics
 from ui.conversation import ConversationPanel
 
 HOSTILE = (

@@ -20,8 +20,8 @@ from app.answering import Failed, RouteDecided
 from app.bootstrap import Docent
 from app.intake import FileFailed
 from tests.gui.conftest import tooltip_shows
-from ui.bench_plots import line_chart
-from ui.bench_window import BenchmarkWindow
+from ui.bench.plots import line_chart
+from ui.bench.window import BenchmarkWindow
 from ui.conversation import ConversationPanel
 from ui.documents_panel import DocumentsPanel
 from ui.main_window import MainWindow

@@ -10,8 +10,8 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from app.answering.metrics import AnswerMetrics
 from app.intake import FileFailed
-from app.metrics import AnswerMetrics
 from ui.documents_panel import STATUS, DocumentsPanel
 from ui.session_panel import SessionPanel
 from ui.theme import error_colour, is_dark

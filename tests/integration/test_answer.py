@@ -15,7 +15,7 @@ from app.answering import (
     Token,
     Waiting,
 )
-from app.bench_inference import filler
+from app.bench.common import filler
 from app.bootstrap import Docent
 from app.llm.engine import CancelToken, GenerationDone, PromptEvaluated, TokenGenerated
 from app.llm.local import LocalEngine

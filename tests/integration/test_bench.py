@@ -111,7 +111,7 @@ def test_quick_inference_bench_measures_local_and_cloud_and_plots_them(
     ]
     for route in payload["routes"]:
         lengths = route["lengths"]
-        assert [row["target_tokens"] for row in lengths] == [256, 1024]
+        assert [row["target_tokens"] for row in lengths] == [256, 1024], route["errors"]
         assert lengths[0]["prompt_tokens"] < lengths[1]["prompt_tokens"]
         assert all(row["ttft_median_s"] > 0 and row["prefill_tok_s"] > 0 for row in lengths)
         levels = route["concurrency"]

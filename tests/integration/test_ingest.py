@@ -8,9 +8,11 @@ from importlib import resources
 from pathlib import Path
 
 import pymupdf
+import pytest
 
 from app.documents.parse import open_document
 from app.documents.render import MAX_PREVIEW_PIXELS
+from app.index import AmbiguousDocument, DocumentInfo, DocumentNotFound
 from app.intake import FileIndexed, FileSkipped, FileStarted, PagesParsed
 from tests.documents import REPORT_SECTIONS, write_long_pdf, write_mobi, write_pdf, write_xps
 from tests.integration.conftest import index_all, opened, run
@@ -196,6 +198,36 @@ def test_folders_are_walked_for_supported_files_only(tmp_path: Path) -> None:
             return await docent.library.documents()
 
     assert sorted(d.name for d in run(scenario())) == ["a.pdf", "b.pdf"]
+
+
+def test_documents_are_named_by_id_file_name_or_path_and_never_opened(tmp_path: Path) -> None:
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    first = write_pdf(tmp_path / "one" / "report.pdf")
+    second = write_pdf(tmp_path / "two" / "report.pdf")
+    unique = write_pdf(tmp_path / "two" / "budget.pdf")
+
+    async def scenario() -> tuple[list[DocumentInfo], list[str]]:
+        async with opened(embeddings=False) as docent:
+            await index_all(docent, [first, second, unique])
+            by_path = await docent.library.document_by_path(str(second))
+            assert by_path is not None
+            names = [str(first), "budget.pdf", str(by_path.id)]
+            found = await docent.library.match_documents(names)
+            refused = []
+            for name in ["report.pdf", "nope.pdf", "/etc/passwd"]:
+                with pytest.raises((AmbiguousDocument, DocumentNotFound)) as error:
+                    await docent.library.match_documents([name])
+                refused.append(f"{error.type.__name__}: {error.value}")
+            return found, refused
+
+    found, refused = run(scenario())
+    assert [d.path for d in found] == [str(first), str(unique), str(second)]
+    assert refused[0].startswith("AmbiguousDocument: 'report.pdf' matches several documents (ids ")
+    assert refused[1:] == [
+        "DocumentNotFound: no indexed document matches 'nope.pdf'",
+        "DocumentNotFound: no indexed document matches '/etc/passwd'",
+    ]
 
 
 def test_removing_a_document_removes_its_chunks_from_search(tmp_path: Path) -> None:

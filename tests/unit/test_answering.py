@@ -8,18 +8,9 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from app.answer_cache import AnswerCache
-from app.answering import (
-    Answerer,
-    Citation,
-    Failed,
-    Finished,
-    RouteDecided,
-    SourcesFound,
-    Token,
-    build_messages,
-    choose_sources,
-)
+from app.answering import Answerer, Citation, Failed, Finished, RouteDecided, SourcesFound, Token
+from app.answering.cache import AnswerCache
+from app.answering.pipeline import build_messages, choose_sources
 from app.documents import Chunk
 from app.index import Library
 from app.index.store import NewDocument

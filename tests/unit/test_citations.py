@@ -1,6 +1,6 @@
 from dataclasses import dataclass
 
-from app.citations import CitationTracker
+from app.answering.citations import CitationTracker
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,21 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
 
-from app.answer_cache import AnswerCache, CachedAnswer, CacheKey, cache_key
-from app.citations import Attribution, CitationTracker
+from app.answering.cache import AnswerCache, CachedAnswer, CacheKey, cache_key
+from app.answering.citations import Attribution, CitationTracker
+from app.answering.events import (
+    AnswerEvent,
+    Citation,
+    Failed,
+    Finished,
+    RouteDecided,
+    Source,
+    SourcesFound,
+    Token,
+    Waiting,
+)
+from app.answering.metrics import AnswerMetrics
 from app.cjk import estimate_tokens
 from app.index import HistoryRecord, Library, Passage
 from app.llm.engine import (
@@ -27,112 +38,8 @@ from app.llm.engine import (
     Queued,
     TokenGenerated,
 )
-from app.metrics import AnswerMetrics
 from app.routing import NO_CLOUD, Route, RouteDecision, RoutePolicy, RouteUnavailable
 from app.settings import Settings
-
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    number: int
-    chunk_id: int
-    document_id: int
-    document: str  # file name
-    path: str
-    page: int
-    page_label: str
-    heading: str | None
-    text: str
-    score: float
-
-    @classmethod
-    def from_passage(cls, number: int, passage: Passage) -> Source:
-        chunk = passage.chunk
-        return cls(
-            number=number,
-            chunk_id=chunk.id,
-            document_id=chunk.document_id,
-            document=chunk.document_name,
-            path=chunk.document_path,
-            page=chunk.page,
-            page_label=chunk.page_label,
-            heading=chunk.heading,
-            text=chunk.text,
-            score=passage.score,
-        )
-
-    @property
-    def where(self) -> str:
-        page = f"p. {self.page_label}"
-        if self.page_label != str(self.page):
-            page += f" (page {self.page} of the file)"
-        return f"{self.document}, {page}" + (f" — {self.heading}" if self.heading else "")
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "number": self.number,
-            "document_id": self.document_id,
-            "document": self.document,
-            "path": self.path,
-            "page": self.page,
-            "page_label": self.page_label,
-            "heading": self.heading,
-            "score": round(self.score, 6),
-            "where": self.where,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class SourcesFound:
-    sources: tuple[Source, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class RouteDecided:
-    route: str
-    model: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Waiting:
-    """The route is busy with earlier questions: this many are ahead of this one."""
-
-    ahead: int
-
-
-@dataclass(frozen=True, slots=True)
-class Token:
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Citation:
-    """`source` supports the answer up to offset `at` (the end of a sentence, or a marker)."""
-
-    source: Source
-    at: int
-    explicit: bool  # the model wrote the [n] marker itself
-
-
-@dataclass(frozen=True, slots=True)
-class Finished:
-    answer: str
-    citations: tuple[Source, ...]
-    metrics: AnswerMetrics
-    history_id: int
-    cancelled: bool
-    grounded: float | None  # share of sentences a source supports; None for an empty answer
-    sent: tuple[Message, ...] | None = None  # exactly what a cloud call sent (None: nothing)
-
-
-@dataclass(frozen=True, slots=True)
-class Failed:
-    error: str
-    history_id: int | None
-
-
-AnswerEvent = SourcesFound | RouteDecided | Waiting | Token | Citation | Finished | Failed
 
 
 def system_prompt() -> str:

@@ -1,6 +1,6 @@
 """`docent bench transport`: MCP's transports on loopback, and what polling would cost instead.
 
-A small MCP server (this module, `python -m app.bench_transport serve TRANSPORT [PORT]`) offers
+A small MCP server (this module, `python -m app.bench.transport serve TRANSPORT [PORT]`) offers
 `ping`, `stream` (partial text as progress messages, as Docent's gateway sends an answer) and
 `start`/`poll` (the same text, fetched by polling). Measured per transport: the round trip of a
 trivial call and the latency of the first partial; then, over Streamable HTTP, the first partial
@@ -21,7 +21,7 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 
-from app.bench import Measure
+from app.bench.common import Measure
 from app.cloud.client import McpConnection
 from app.processes import free_loopback_port, own_module, serving
 from app.settings import McpServerSettings
@@ -86,7 +86,7 @@ def settings(transport: str, url: str = "") -> McpServerSettings:
         name=f"bench-{transport}",
         transport=transport,
         command=sys.executable if transport == "stdio" else "",
-        args=own_module("app.bench_transport", "serve", "stdio")[1:]
+        args=own_module("app.bench.transport", "serve", "stdio")[1:]
         if transport == "stdio"
         else [],
         url=url,
@@ -98,7 +98,7 @@ def settings(transport: str, url: str = "") -> McpServerSettings:
 @contextmanager
 def http_server(transport: str, log: Path) -> Iterator[str]:
     port = free_loopback_port()
-    command = own_module("app.bench_transport", "serve", transport, str(port))
+    command = own_module("app.bench.transport", "serve", transport, str(port))
     with serving(command, "Uvicorn running on", log, timeout_s=60):
         yield f"http://127.0.0.1:{port}{'/sse' if transport == 'sse' else '/mcp'}"
 

@@ -11,12 +11,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from app.bench import Measure, render
+from app.bench.common import Measure, render
 from app.bootstrap import Docent
 from app.paths import Paths
 from app.settings import Settings
 
-# The gui suite needs Qt: the launcher runs it (ui.gui_bench), never the core.
+# The gui suite needs Qt: the launcher runs it (ui.bench.gui), never the core.
 SUITES = ("inference", "overhead", "transport", "ingest", "retrieval")
 
 
@@ -35,7 +35,7 @@ async def run_bench(suite: str, *, quick: bool, out: Path | None) -> int:
 
 async def _run_suite(suite: str, quick: bool) -> tuple[dict[str, Any], str]:
     if suite == "transport":
-        from app.bench_transport import bench_transport
+        from app.bench.transport import bench_transport
 
         return measures_payload(await bench_transport(quick=quick))
     paths = Paths.from_environment()
@@ -44,20 +44,20 @@ async def _run_suite(suite: str, quick: bool) -> tuple[dict[str, Any], str]:
     try:
         match suite:
             case "inference":
-                from app.bench_inference import bench_inference, render_inference
+                from app.bench.inference import bench_inference, render_inference
 
                 payload = await bench_inference(docent, quick=quick)
                 return payload, render_inference(payload)
             case "overhead":
-                from app.bench_overhead import bench_overhead
+                from app.bench.overhead import bench_overhead
 
                 return measures_payload(await bench_overhead(docent, quick=quick))
             case "ingest":
-                from app.bench_ingest import bench_ingest
+                from app.bench.ingest import bench_ingest
 
                 return measures_payload(await bench_ingest(docent, quick=quick))
             case "retrieval":
-                from app.bench_retrieval import bench_retrieval
+                from app.bench.retrieval import bench_retrieval
 
                 results = await bench_retrieval(docent, quick=quick)
                 payload, table = measures_payload(results["measures"], results["notes"])

@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.bench_inference import bench_inference, render_inference
+from app.bench.inference import bench_inference, render_inference
 from app.bootstrap import Docent
 from app.errors import DocentError
-from ui.bench_plots import inference_charts
+from ui.bench.plots import inference_charts
 from ui.plain import insert_markdown, plain_label
 
 INTRO = (

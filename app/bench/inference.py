@@ -16,83 +16,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from app.bench.common import filler, one_request
 from app.bootstrap import Docent
 from app.llm.engine import (
-    CancelToken,
     ChatEngine,
     EngineError,
-    GenerationDone,
     GenerationRequest,
-    Message,
-    TokenGenerated,
 )
 from app.llm.local import LocalEngine
-
-_SENTENCES = (
-    "Customer invoices are retained for seven years after the end of the financial year.",
-    "Payroll records are kept for four years after the employee leaves the company.",
-    "Security logs are kept for ninety days, or one year when they relate to an incident.",
-    "Contracts are kept for six years after they expire, then reviewed for deletion.",
-    "The compliance team reviews the retention schedule every year and after law changes.",
-)
-
-
-def filler(
-    tokens: int,
-    variant: int,
-    max_tokens: int,
-    system: str = "Answer from the sources in one short sentence.",
-    ask: str = "Question: How long are invoices kept?",
-) -> GenerationRequest:
-    """A document-QA prompt of about `tokens` tokens (about 17 tokens a sentence).
-
-    Each variant differs from its first user token on, so no request reuses another's KV cache
-    beyond the shared system prompt (as with real, different questions).
-    """
-    count = max(1, tokens // 17)
-    text = " ".join(_SENTENCES[(i + variant) % len(_SENTENCES)] for i in range(count))
-    return GenerationRequest(
-        [
-            Message("system", system),
-            Message("user", f"Case {variant}. Sources:\n{text}\n\n{ask}"),
-        ],
-        max_tokens=max_tokens,
-        temperature=0.0,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class Sample:
-    ttft_s: float
-    total_s: float
-    prompt_tokens: int
-    completion_tokens: int
-
-    @property
-    def decode_tok_s(self) -> float | None:
-        decoding = self.total_s - self.ttft_s
-        if self.completion_tokens < 2 or decoding <= 0:
-            return None
-        return (self.completion_tokens - 1) / decoding
-
-
-async def one_request(engine: ChatEngine, request: GenerationRequest) -> Sample:
-    started = time.perf_counter()
-    first: float | None = None
-    done: GenerationDone | None = None
-    async for event in engine.stream(request, CancelToken()):
-        if isinstance(event, TokenGenerated) and first is None:
-            first = time.perf_counter()
-        elif isinstance(event, GenerationDone):
-            done = event
-    finished = time.perf_counter()
-    assert done is not None, "the engine ended without GenerationDone"
-    return Sample(
-        ttft_s=(first or finished) - started,
-        total_s=finished - started,
-        prompt_tokens=done.prompt_tokens,
-        completion_tokens=done.completion_tokens,
-    )
 
 
 @dataclass

@@ -7,7 +7,7 @@ to the same OpenAI-compatible endpoint (TTFT within 15 ms). Runs alternate and a
 machine's drift cancels.
 
 A model's own TTFT varies by far more than 15 ms, so the cloud route is also measured on a
-reference provider with a fixed pace (this module, `python -m app.bench_overhead serve PORT`): a
+reference provider with a fixed pace (this module, `python -m app.bench.overhead serve PORT`): a
 real OpenAI-compatible streaming server on loopback, whose first token always comes after
 PACED_FIRST_TOKEN_MS. What is left of the difference is Docent's.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import statistics
 import sys
 import tempfile
 import time
@@ -31,13 +32,16 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
-from app.bench import Measure, bench_generation, bench_router
-from app.bench_inference import filler, one_request
+from app.bench.common import Measure, filler, one_request
 from app.bootstrap import Docent
+from app.index import Passage
+from app.index.store import StoredChunk
 from app.llm.engine import ChatEngine, GenerationRequest
+from app.llm.local import LocalEngine
 from app.processes import free_loopback_port, own_module, serving
+from app.routing import AutoPolicy, CloudModel
 from app.secrets import provider_key
-from app.settings import CloudSettings, ProviderSettings
+from app.settings import CloudSettings, ProviderSettings, RoutingSettings
 
 # The reference provider's pace: a fast cloud model's first token, then one token every 10 ms.
 PACED_FIRST_TOKEN_MS, PACED_INTERVAL_MS = 100, 10
@@ -73,7 +77,7 @@ def paced_provider() -> Starlette:
 def paced_provider_process(log: Path) -> Iterator[str]:
     """The reference provider in a process of its own; yields its base URL."""
     port = free_loopback_port()
-    command = own_module("app.bench_overhead", "serve", str(port))
+    command = own_module("app.bench.overhead", "serve", str(port))
     with serving(command, "Uvicorn running on", log, timeout_s=60):
         yield f"http://127.0.0.1:{port}/v1"
 
@@ -227,3 +231,105 @@ if __name__ == "__main__":
         import uvicorn
 
         uvicorn.run(paced_provider(), host="127.0.0.1", port=int(sys.argv[2]))
+
+
+async def bench_generation(docent: Docent, requests: Sequence[GenerationRequest]) -> list[Measure]:
+    from llama_cpp import Llama
+
+    config = docent.chat_model()
+    engine = LocalEngine(config)
+    await engine.start()
+    direct = await asyncio.to_thread(
+        Llama,
+        model_path=str(config.path),
+        n_ctx=config.n_ctx,
+        n_threads=config.threads,
+        n_threads_batch=config.threads,
+        n_gpu_layers=config.n_gpu_layers,
+        seed=config.seed,
+        verbose=False,
+    )
+    ttft = Measure(
+        "local TTFT (same prompt)",
+        "s",
+        baseline_name="llama-cpp-python direct",
+        target="within 30 ms",
+        compare="difference",
+    )
+    decode = Measure(
+        "local decode", "tok/s", baseline_name="llama-cpp-python direct", target=">= 0.95"
+    )
+    prompt_tokens: list[float] = []
+    try:
+        for attempt, request in enumerate(requests):
+            runs: list[Callable[[], Any]] = [
+                partial(_time_docent, engine, request),
+                partial(asyncio.to_thread, _time_direct, direct, request),
+            ]
+            if attempt % 2:
+                runs.reverse()
+            results = [await run() for run in runs]
+            if attempt % 2:
+                results.reverse()
+            (ours_ttft, ours_rate, tokens), (direct_ttft, direct_rate) = results
+            ttft.docent.append(ours_ttft)
+            ttft.baseline.append(direct_ttft)
+            decode.docent.append(ours_rate)
+            decode.baseline.append(direct_rate)
+            prompt_tokens.append(tokens)
+    finally:
+        direct.close()
+        await engine.close()
+    ttft.name += f", {statistics.median(prompt_tokens):.0f} prompt tokens"
+    return [ttft, decode]
+
+
+async def _time_docent(engine: LocalEngine, request: GenerationRequest) -> tuple[float, float, int]:
+    sample = await one_request(engine, request)
+    assert sample.decode_tok_s is not None, "the answer was too short to time decoding"
+    return sample.ttft_s, sample.decode_tok_s, sample.prompt_tokens
+
+
+def _time_direct(llama: Any, request: GenerationRequest) -> tuple[float, float]:
+    started = time.perf_counter()
+    times: list[float] = []
+    for chunk in llama.create_chat_completion(
+        messages=[{"role": m.role, "content": m.content} for m in request.messages],
+        stream=True,
+        max_tokens=request.max_tokens,
+        temperature=request.temperature,
+        top_k=40,
+        top_p=0.95,
+        repeat_penalty=1.1,
+    ):
+        if chunk["choices"][0]["delta"].get("content"):
+            times.append(time.perf_counter())
+    rate = (len(times) - 1) / max(times[-1] - times[0], 1e-9)
+    return times[0] - started, rate
+
+
+def bench_router(questions: Sequence[str], repeats: int) -> Measure:
+    """The auto policy's decision on 20 retrieved passages (target: well under 10 ms)."""
+    policy = AutoPolicy(
+        RoutingSettings(),
+        "local",
+        lambda: [CloudModel("gw/model", "gw", True)],
+        lambda: 1.0,
+    )
+    passages = [
+        Passage(
+            StoredChunk(n, n % 5, f"/d/{n % 5}.pdf", "t", n, 1, "1", None, "text"),
+            1 / (60 + n),
+            n + 1,
+            n + 1,
+            0.9 - n / 200,
+        )
+        for n in range(20)
+    ]
+    measure = Measure("router decision", "ms", target="< 10 ms", compare="none")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        for question in questions:
+            policy.decide(question, passages)
+        measure.docent.append((time.perf_counter() - started) * 1000 / len(questions))
+    return measure

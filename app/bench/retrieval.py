@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import psutil
 
-from app.bench import Measure, percentile
+from app.bench.common import Measure, percentile
 from app.bootstrap import Docent
 from app.documents import Chunk
 from app.embeddings import Embedder

@@ -1,5 +1,6 @@
 """What every `docent bench` suite shares: a measure (Docent's runs beside a baseline's, from
-the same run), its Markdown table, the generated PDF corpus, and the local-engine timings.
+the same run), its Markdown table, the generated PDF corpus, the document-QA prompt filler and
+the timing of one request.
 
 Each measure runs Docent and the baseline alternately, several times, and reports medians with
 their spread (min–max), because machines here are noisy: ratios, not absolute numbers, are the
@@ -8,27 +9,24 @@ targets.
 
 from __future__ import annotations
 
-import asyncio
 import random
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pymupdf
 
-from app.bench_inference import one_request
-from app.bootstrap import Docent
-from app.index import Passage
-from app.index.store import StoredChunk
-from app.llm.engine import GenerationRequest
-from app.llm.local import LocalEngine
-from app.routing import AutoPolicy, CloudModel
-from app.settings import RoutingSettings
+from app.llm.engine import (
+    CancelToken,
+    ChatEngine,
+    GenerationDone,
+    GenerationRequest,
+    Message,
+    TokenGenerated,
+)
 
 _TOPICS = (
     ("Retention", "invoices", "records", "archives", "contracts", "ledgers"),
@@ -117,92 +115,6 @@ def write_corpus(folder: Path, documents: int, pages: int, seed: int = 7) -> lis
     return files
 
 
-def raw_extract(files: Sequence[Path]) -> int:
-    """The baseline: PyMuPDF's own text extraction of every page."""
-    pages = 0
-    for path in files:
-        with pymupdf.open(path) as doc:
-            for page in doc:
-                page.get_text()
-                pages += 1
-    return pages
-
-
-async def bench_generation(docent: Docent, requests: Sequence[GenerationRequest]) -> list[Measure]:
-    from llama_cpp import Llama
-
-    config = docent.chat_model()
-    engine = LocalEngine(config)
-    await engine.start()
-    direct = await asyncio.to_thread(
-        Llama,
-        model_path=str(config.path),
-        n_ctx=config.n_ctx,
-        n_threads=config.threads,
-        n_threads_batch=config.threads,
-        n_gpu_layers=config.n_gpu_layers,
-        seed=config.seed,
-        verbose=False,
-    )
-    ttft = Measure(
-        "local TTFT (same prompt)",
-        "s",
-        baseline_name="llama-cpp-python direct",
-        target="within 30 ms",
-        compare="difference",
-    )
-    decode = Measure(
-        "local decode", "tok/s", baseline_name="llama-cpp-python direct", target=">= 0.95"
-    )
-    prompt_tokens: list[float] = []
-    try:
-        for attempt, request in enumerate(requests):
-            runs: list[Callable[[], Any]] = [
-                partial(_time_docent, engine, request),
-                partial(asyncio.to_thread, _time_direct, direct, request),
-            ]
-            if attempt % 2:
-                runs.reverse()
-            results = [await run() for run in runs]
-            if attempt % 2:
-                results.reverse()
-            (ours_ttft, ours_rate, tokens), (direct_ttft, direct_rate) = results
-            ttft.docent.append(ours_ttft)
-            ttft.baseline.append(direct_ttft)
-            decode.docent.append(ours_rate)
-            decode.baseline.append(direct_rate)
-            prompt_tokens.append(tokens)
-    finally:
-        direct.close()
-        await engine.close()
-    ttft.name += f", {statistics.median(prompt_tokens):.0f} prompt tokens"
-    return [ttft, decode]
-
-
-async def _time_docent(engine: LocalEngine, request: GenerationRequest) -> tuple[float, float, int]:
-    sample = await one_request(engine, request)
-    assert sample.decode_tok_s is not None, "the answer was too short to time decoding"
-    return sample.ttft_s, sample.decode_tok_s, sample.prompt_tokens
-
-
-def _time_direct(llama: Any, request: GenerationRequest) -> tuple[float, float]:
-    started = time.perf_counter()
-    times: list[float] = []
-    for chunk in llama.create_chat_completion(
-        messages=[{"role": m.role, "content": m.content} for m in request.messages],
-        stream=True,
-        max_tokens=request.max_tokens,
-        temperature=request.temperature,
-        top_k=40,
-        top_p=0.95,
-        repeat_penalty=1.1,
-    ):
-        if chunk["choices"][0]["delta"].get("content"):
-            times.append(time.perf_counter())
-    rate = (len(times) - 1) / max(times[-1] - times[0], 1e-9)
-    return times[0] - started, rate
-
-
 def render(measures: Sequence[Measure]) -> str:
     lines = [
         "| measure | Docent | baseline | comparison | target |",
@@ -223,28 +135,68 @@ def render(measures: Sequence[Measure]) -> str:
     return "\n".join(lines)
 
 
-def bench_router(questions: Sequence[str], repeats: int) -> Measure:
-    """The auto policy's decision on 20 retrieved passages (target: well under 10 ms)."""
-    policy = AutoPolicy(
-        RoutingSettings(),
-        "local",
-        lambda: [CloudModel("gw/model", "gw", True)],
-        lambda: 1.0,
+_SENTENCES = (
+    "Customer invoices are retained for seven years after the end of the financial year.",
+    "Payroll records are kept for four years after the employee leaves the company.",
+    "Security logs are kept for ninety days, or one year when they relate to an incident.",
+    "Contracts are kept for six years after they expire, then reviewed for deletion.",
+    "The compliance team reviews the retention schedule every year and after law changes.",
+)
+
+
+def filler(
+    tokens: int,
+    variant: int,
+    max_tokens: int,
+    system: str = "Answer from the sources in one short sentence.",
+    ask: str = "Question: How long are invoices kept?",
+) -> GenerationRequest:
+    """A document-QA prompt of about `tokens` tokens (about 17 tokens a sentence).
+
+    Each variant differs from its first user token on, so no request reuses another's KV cache
+    beyond the shared system prompt (as with real, different questions).
+    """
+    count = max(1, tokens // 17)
+    text = " ".join(_SENTENCES[(i + variant) % len(_SENTENCES)] for i in range(count))
+    return GenerationRequest(
+        [
+            Message("system", system),
+            Message("user", f"Case {variant}. Sources:\n{text}\n\n{ask}"),
+        ],
+        max_tokens=max_tokens,
+        temperature=0.0,
     )
-    passages = [
-        Passage(
-            StoredChunk(n, n % 5, f"/d/{n % 5}.pdf", "t", n, 1, "1", None, "text"),
-            1 / (60 + n),
-            n + 1,
-            n + 1,
-            0.9 - n / 200,
-        )
-        for n in range(20)
-    ]
-    measure = Measure("router decision", "ms", target="< 10 ms", compare="none")
-    for _ in range(repeats):
-        started = time.perf_counter()
-        for question in questions:
-            policy.decide(question, passages)
-        measure.docent.append((time.perf_counter() - started) * 1000 / len(questions))
-    return measure
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    ttft_s: float
+    total_s: float
+    prompt_tokens: int
+    completion_tokens: int
+
+    @property
+    def decode_tok_s(self) -> float | None:
+        decoding = self.total_s - self.ttft_s
+        if self.completion_tokens < 2 or decoding <= 0:
+            return None
+        return (self.completion_tokens - 1) / decoding
+
+
+async def one_request(engine: ChatEngine, request: GenerationRequest) -> Sample:
+    started = time.perf_counter()
+    first: float | None = None
+    done: GenerationDone | None = None
+    async for event in engine.stream(request, CancelToken()):
+        if isinstance(event, TokenGenerated) and first is None:
+            first = time.perf_counter()
+        elif isinstance(event, GenerationDone):
+            done = event
+    finished = time.perf_counter()
+    assert done is not None, "the engine ended without GenerationDone"
+    return Sample(
+        ttft_s=(first or finished) - started,
+        total_s=finished - started,
+        prompt_tokens=done.prompt_tokens,
+        completion_tokens=done.completion_tokens,
+    )

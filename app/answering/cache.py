@@ -12,10 +12,8 @@ import time
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # answering imports this module
-    from app.answering import Source
+from app.answering.events import Source
 
 CacheKey = tuple[str, tuple[int, ...], int]
 
