@@ -283,7 +283,7 @@ async def _ask(
     route: Route | None,
 ) -> int:
     scope = [d.id for d in await _resolve(docent, scope_names)] if scope_names else None
-    await docent.start_cloud()
+    await docent.cloud_session.start()
     if docent.cloud is not None:  # one question: wait for the sessions instead of routing around
         await docent.cloud.settled()
     answerer = await docent.answerer()
@@ -366,7 +366,7 @@ async def _eval(docent: Docent, arguments: argparse.Namespace) -> int:
             update={"routing": docent.settings.routing.model_copy(update={"cache_ttl_s": 0})}
         )
     )
-    await docent.start_cloud()
+    await docent.cloud_session.start()
     if docent.cloud is not None:
         await docent.cloud.settled()
     rows = await evaluate(await docent.answerer(), questions, modes)

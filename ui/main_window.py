@@ -239,7 +239,7 @@ class MainWindow(QMainWindow):
 
     def _show_model_state(self, loading: bool = False) -> None:
         name = self.docent.settings.local.chat_model
-        state = "loading…" if loading else "ready" if self.docent.chat_model_loaded else "idle"
+        state = "loading…" if loading else "ready" if self.docent.chat.loaded else "idle"
         self.model_state.setText(
             f"Local model: {Path(name).stem if name.endswith('.gguf') else name} ({state})"
         )
@@ -262,8 +262,8 @@ class MainWindow(QMainWindow):
         routes; on the very first run, index the guide and (unless `welcome` is False: a
         script or a test that drives the window) show the first-run screen beside it."""
         self._follow_intake()
-        self._tell_model_notice(await self.docent.check_chat_model())
-        await self.docent.start_cloud(self._show_cloud_state)
+        self._tell_model_notice(await self.docent.chat.check())
+        await self.docent.cloud_session.start(self._show_cloud_state)
         self._show_cloud_state()
         await self.serving.apply()
         await self.refresh()
@@ -477,9 +477,9 @@ class MainWindow(QMainWindow):
         self.stop_button.setEnabled(True)
         self.conversation.begin(question)
         try:
-            self._show_model_state(loading=not self.docent.chat_model_loaded)
+            self._show_model_state(loading=not self.docent.chat.loaded)
             answerer = await self.docent.answerer()
-            self._tell_model_notice(self.docent.take_model_notice())
+            self._tell_model_notice(self.docent.chat.take_notice())
             scope = self.documents.scope()
             async for event in answerer.answer(question, scope, cancel, route):
                 self.conversation.apply(event)

@@ -29,8 +29,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.bootstrap import Docent, chat_model_config
+from app.bootstrap import Docent
 from app.catalog import ModelError
+from app.llm.chat_model import chat_model_config
 from app.secrets import SecretStore, SecretStoreError, provider_key, server_key
 from app.settings import McpServerSettings, ProviderSettings, RoutingSettings, Settings
 from ui.cloud_settings import PROVIDER_FIELDS, SERVER_FIELDS, Entry, EntryList

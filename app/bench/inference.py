@@ -139,7 +139,7 @@ async def bench_inference(
             return Plan((256, 1024), (1, 2), repeats=1, max_tokens=16, progress=progress)
         return Plan((256, 1024, 4096), (1, 2, 4, 6), repeats=3, max_tokens=32, progress=progress)
 
-    await docent.start_cloud()
+    await docent.cloud_session.start()
     cloud = []
     if docent.cloud is not None:
         await docent.cloud.settled()
@@ -151,7 +151,7 @@ async def bench_inference(
     run = plan()
     run.total = run.requests_per_route * (1 + len(cloud))
     # Room for the longest prompt and the answer, whatever the user's context setting.
-    config = await asyncio.to_thread(docent.chat_model)  # may join the model files: seconds
+    config = await asyncio.to_thread(docent.chat.config)  # may join the model files: seconds
     config = replace(config, n_ctx=max(docent.settings.local.n_ctx, 8192))
     local = LocalEngine(config)
     await local.start()

@@ -183,7 +183,7 @@ async def configured_overhead(
     pairs: Sequence[tuple[GenerationRequest, GenerationRequest]],
 ) -> list[Measure]:
     """Every healthy provider the user configured, through the gateway and directly."""
-    await docent.start_cloud()
+    await docent.cloud_session.start()
     if docent.cloud is None:
         return []
     await docent.cloud.settled()
@@ -236,7 +236,7 @@ if __name__ == "__main__":
 async def bench_generation(docent: Docent, requests: Sequence[GenerationRequest]) -> list[Measure]:
     from llama_cpp import Llama
 
-    config = docent.chat_model()
+    config = docent.chat.config()
     engine = LocalEngine(config)
     await engine.start()
     direct = await asyncio.to_thread(

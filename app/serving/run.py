@@ -40,7 +40,7 @@ async def _serve(transport: Transport, host: str, port: int, new_token: bool) ->
             # Before the library and its embedder load: a refusal comes at once.
             verifier = StaticBearer(await _token(docent, port, new_token))
         await docent.open()
-        await docent.start_cloud()
+        await docent.cloud_session.start()
         server = build_server(docent, verifier)
         if transport == "stdio":
             await server.run_stdio_async()

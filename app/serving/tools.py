@@ -8,7 +8,6 @@ and page text comes from the index, so no argument can make the server open a fi
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
@@ -113,8 +112,6 @@ class LibraryTools:
 
     def __init__(self, docent: Docent) -> None:
         self.docent = docent
-        # Two first questions at once would each load the chat model: the first loads it.
-        self._answerer_lock = asyncio.Lock()
 
     async def list_documents(self) -> DocumentList:
         documents = await self.docent.library.documents()
@@ -178,8 +175,7 @@ class LibraryTools:
         ctx: Context,
     ) -> Answer:
         scope = [d.id for d in await self.resolve(documents)] if documents else None
-        async with self._answerer_lock:
-            answerer = await self.docent.answerer()
+        answerer = await self.docent.answerer()
         cancel = CancelToken()
         sent = 0
         try:

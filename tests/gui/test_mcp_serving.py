@@ -175,6 +175,6 @@ def test_a_client_asks_through_the_app_while_the_window_keeps_working(
     assert "".join(partial).strip() == answer["answer"]
     assert answer["metrics"]["route"] == "local"
     assert {c["document"] for c in answer["citations"]} <= {"welcome-to-docent.md"}
-    assert window.docent.chat_model_loaded  # the window's engine answered
+    assert window.docent.chat.loaded  # the window's engine answered
     # The loop kept serving Qt timers while the model worked (a stalled GUI thread ticks once).
     assert len(ticks) >= (finished - started) / 0.05 / 4

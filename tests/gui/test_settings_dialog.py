@@ -88,7 +88,7 @@ def test_valid_settings_are_saved_and_applied_without_restart(
     assert saved["local"]["chat_model"] == str(own_model)
     assert saved["retrieval"]["top_k"] == 6
     assert docent.settings.local.n_threads == 3
-    assert docent.chat_model().name == "mine"  # the next question loads this model
+    assert docent.chat.config().name == "mine"  # the next question loads this model
     dialog.deleteLater()
 
 

@@ -150,7 +150,7 @@ def test_stop_during_a_long_prefill_ends_it_and_the_next_answer_is_sound() -> No
 
     async def scenario() -> tuple[list[object], str]:
         docent = Docent.from_environment(embeddings=False)
-        engine = LocalEngine(docent.chat_model())
+        engine = LocalEngine(docent.chat.config())
         await engine.start()
         try:
             cancel = CancelToken()

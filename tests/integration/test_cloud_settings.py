@@ -11,7 +11,7 @@ from tests.peers.everything import everything_stdio
 def test_a_server_added_in_settings_is_connected_without_a_restart() -> None:
     async def scenario() -> list[tuple[str, HealthState]]:
         async with opened(embeddings=False) as docent:
-            await docent.start_cloud()  # at start-up, with nothing configured yet
+            await docent.cloud_session.start()  # at start-up, with nothing configured yet
             assert docent.cloud is None
             cloud = CloudSettings(servers=[everything_stdio()])
             await docent.apply_settings(docent.settings.model_copy(update={"cloud": cloud}))

@@ -243,7 +243,7 @@ def test_a_corrupt_model_at_start_up_or_at_load_gives_way_to_the_bundled_one(
     (paths.models_dir / model.file).write_bytes(b"GGUF" + bytes(SLICE - 4))  # never verified
     catalog = Catalog((*Catalog.load().models, model))
     docent = Docent(paths, Settings(local=LocalModelSettings(chat_model="damaged")), catalog)
-    notice = run(docent.check_chat_model())
+    notice = run(docent.chat.check())
     assert notice is not None
     assert notice.startswith("The local model damaged cannot be used: model damaged: ")
     assert "is corrupt (sha256" in notice
@@ -260,9 +260,9 @@ def test_a_corrupt_model_at_start_up_or_at_load_gives_way_to_the_bundled_one(
     async def first_answer() -> tuple[str | None, str | None, str]:
         await docent.open()
         try:
-            before = await docent.check_chat_model()
+            before = await docent.chat.check()
             answerer = await docent.answerer()
-            return before, docent.take_model_notice(), answerer.local.model
+            return before, docent.chat.take_notice(), answerer.local.model
         finally:
             await docent.close()
 

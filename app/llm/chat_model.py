@@ -1,0 +1,143 @@
+"""The local chat model a Docent answers with: the configured choice (a catalog name or the path
+of the user's own GGUF file), loaded on first use, switched without a restart, and replaced by the
+bundled model for the session when the choice cannot load."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from app.catalog import Catalog, ModelError, Progress, ensure_model
+from app.llm.engine import EngineError
+from app.llm.local import LocalEngine, LocalModelConfig
+from app.settings import LocalModelSettings
+
+
+class LocalChatModel:
+    def __init__(self, settings: LocalModelSettings, catalog: Catalog, models_dir: Path) -> None:
+        self.settings = settings  # in effect: the bundled model's after a fall-back
+        self._catalog = catalog
+        self._models_dir = models_dir
+        self._engine: LocalEngine | None = None
+        self._notice: str | None = None
+        # Two first questions at once (the window and its MCP server) load the model once.
+        self._loading = asyncio.Lock()
+
+    @property
+    def loaded(self) -> bool:
+        return self._engine is not None
+
+    def config(self, progress: Progress | None = None) -> LocalModelConfig:
+        return chat_model_config(self.settings, self._catalog, self._models_dir, progress)
+
+    async def engine(self, progress: Progress | None = None) -> LocalEngine:
+        """The loaded engine; loads it on first use (the bundled model if the chosen one cannot
+        load: `take_notice()` then says why)."""
+        async with self._loading:
+            if self._engine is None:
+                try:
+                    self._engine = await self._start(progress)
+                except (ModelError, EngineError) as error:
+                    if not self._fall_back(error):
+                        raise
+                    self._engine = await self._start(progress)
+            return self._engine
+
+    async def check(self) -> str | None:
+        """At start-up: is the chosen model there and intact (a stat, or a hash if its file
+        changed)? If not, fall back to the bundled one now; returns what to tell the user."""
+        try:
+            await asyncio.to_thread(self.config)
+        except ModelError as error:
+            if not self._fall_back(error):
+                return str(error)
+        return self.take_notice()
+
+    def take_notice(self) -> str | None:
+        """Why the chosen model was replaced by the bundled one, once."""
+        notice, self._notice = self._notice, None
+        return notice
+
+    async def use(self, choice: str) -> LocalModelSettings:
+        """Load `choice` now (the old engine is closed first: two may not fit in memory) and
+        return the settings that name it. If it cannot load, the previous choice stays (and
+        loads again at the next question)."""
+        async with self._loading:
+            if choice == self.settings.chat_model and self._engine is not None:
+                return self.settings
+            local = self.settings.model_copy(update={"chat_model": choice})
+            config = await asyncio.to_thread(
+                chat_model_config, local, self._catalog, self._models_dir
+            )
+            await self.unload()
+            self._engine = await _started(LocalEngine(config))
+            self.settings = local
+            return local
+
+    async def apply(self, settings: LocalModelSettings) -> None:
+        """Changed settings reload the model at the next question."""
+        async with self._loading:
+            if settings != self.settings:
+                self.settings = settings
+                await self.unload()
+
+    async def unload(self) -> None:
+        if self._engine is not None:
+            engine, self._engine = self._engine, None
+            await engine.close()
+
+    async def _start(self, progress: Progress | None) -> LocalEngine:
+        # Joining the bundled model's parts on first use takes seconds: off the loop.
+        return await _started(LocalEngine(await asyncio.to_thread(self.config, progress)))
+
+    def _fall_back(self, error: Exception) -> bool:
+        """Use the bundled model for this session (the saved choice is kept, so a model on a
+        drive that was not mounted is back next time). False if that is the one failing."""
+        choice, default = self.settings.chat_model, self._catalog.default("chat").name
+        if choice == default:
+            return False
+        self._notice = (
+            f"The local model {choice} cannot be used: {error}. Docent answers with the bundled "
+            f"{default} instead; choose another model in Models…"
+        )
+        self.settings = self.settings.model_copy(update={"chat_model": default})
+        return True
+
+
+async def _started(engine: LocalEngine) -> LocalEngine:
+    try:
+        await engine.start()
+    except BaseException:
+        await engine.close()
+        raise
+    return engine
+
+
+def chat_model_config(
+    local: LocalModelSettings,
+    catalog: Catalog,
+    models_dir: Path,
+    progress: Progress | None = None,
+) -> LocalModelConfig:
+    """The configured chat model: a catalog name, or the path of the user's own GGUF file."""
+    choice = local.chat_model
+    if choice.lower().endswith(".gguf") or Path(choice).expanduser().is_absolute():
+        path = Path(choice).expanduser()
+        if not path.is_file():
+            raise ModelError(f"the chat model file {path} does not exist")
+        with path.open("rb") as handle:
+            if handle.read(4) != b"GGUF":
+                raise ModelError(f"{path} is not a GGUF model file")
+        name = path.stem
+    else:
+        model = catalog.get(choice)
+        if model.role != "chat":
+            raise ModelError(f"{model.name} is an {model.role} model, not a chat model")
+        path, name = ensure_model(model, models_dir, progress), model.name
+    return LocalModelConfig(
+        name=name,
+        path=path,
+        n_ctx=local.n_ctx,
+        n_threads=local.n_threads,
+        n_gpu_layers=local.n_gpu_layers,
+    )
