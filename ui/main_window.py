@@ -7,10 +7,10 @@ the qasync loop, and keeps a reference to every task it starts.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Sequence
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence, QShortcut
@@ -50,6 +50,7 @@ from app.intake import (
 from app.llm.engine import CancelToken
 from app.routing import Route
 from app.watch import FolderWatch
+from ui.background import Background
 from ui.conversation import ConversationPanel
 from ui.documents_panel import DocumentsPanel
 from ui.first_run import FirstRunDialog
@@ -173,7 +174,7 @@ class MainWindow(QMainWindow):
         if geometry := self.state.geometry_bytes():
             self.restoreGeometry(QByteArray(geometry))
 
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self.background = Background(self._report_failure)
         self._cancel: CancelToken | None = None
         self.indexing: asyncio.Task[None] | None = None
         self.answering: asyncio.Task[None] | None = None
@@ -185,29 +186,20 @@ class MainWindow(QMainWindow):
         # Subscribed now, so no event is missed; read by a task started from the loop (qasync
         # drops callbacks that come due while it is stopped, as between a test's steps).
         self._intake_events = docent.intake.subscribe()
-        self._following: asyncio.Task[None] | None = None
+        self._following: asyncio.Task[None] | None = None  # the task showing them
 
     # --- background work -----------------------------------------------------------------
 
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-        task = asyncio.ensure_future(work)
-        self._tasks.add(task)  # referenced until done, so it cannot be collected mid-flight
-        task.add_done_callback(self._tasks.discard)
-        task.add_done_callback(self._report_failure)
-        return task
-
-    def _report_failure(self, task: asyncio.Task[None]) -> None:
-        """A background task that failed says why, instead of leaving the window as it was."""
-        if not task.cancelled() and (error := task.exception()) is not None:
-            self.statusBar().showMessage(f"Failed: {error}")
+    def _report_failure(self, error: BaseException) -> None:
+        """Background work that failed says why, instead of leaving the window as it was."""
+        self.statusBar().showMessage(f"Failed: {error}")
 
     @property
     def folder_watch(self) -> FolderWatch | None:
         return self.docent.intake.folder_watch
 
     async def wait_for_tasks(self) -> None:
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        await self.background.wait()
 
     async def shutdown(self) -> None:
         """Stop the answer, cancel indexing (it resumes next start) and wait for both."""
@@ -220,12 +212,7 @@ class MainWindow(QMainWindow):
         if self.benchmark is not None:
             await self.benchmark.close_async()
         await self.serving.stop()
-        for task in list(self._tasks):
-            task.cancel()
-        await self.wait_for_tasks()
-        if self._following is not None:
-            self._following.cancel()
-            await asyncio.gather(self._following, return_exceptions=True)
+        await self.background.close()
         self._intake_events.close()
 
     async def refresh(self) -> None:
@@ -313,11 +300,11 @@ class MainWindow(QMainWindow):
         for path in paths:
             self.documents.row(path)
         batch = self.docent.intake.add(paths, force=force)
-        self.indexing = self._spawn(self._until_shown(batch))
+        self.indexing = self.background.run(self._until_shown(batch))
         return self.indexing
 
     def remove(self, paths: Sequence[str]) -> asyncio.Task[None]:
-        return self._spawn(self._remove(list(paths)))
+        return self.background.run(self._remove(list(paths)))
 
     async def _remove(self, paths: list[str]) -> None:
         self._follow_intake()
@@ -340,7 +327,7 @@ class MainWindow(QMainWindow):
                     self.statusBar().showMessage(f"Failed to show indexing: {error}")
 
         if self._following is None:
-            self._following = asyncio.ensure_future(follow())
+            self._following = self.background.run(follow(), listener=True)
 
     async def _show(self, event: IntakeEvent) -> None:
         match event:
@@ -424,7 +411,7 @@ class MainWindow(QMainWindow):
         dialog.applied.connect(self._show_model_state)
         dialog.applied.connect(self._show_cloud_state)
         dialog.applied.connect(self.watch_folders)
-        dialog.applied.connect(lambda: self._spawn(self.serving.apply()))
+        dialog.applied.connect(lambda: self.background.run(self.serving.apply()))
         dialog.models_requested.connect(
             lambda: self.open_models().switched.connect(
                 dialog.model.setText, Qt.ConnectionType.UniqueConnection
@@ -463,7 +450,7 @@ class MainWindow(QMainWindow):
         """Answer `question`; `route` forces local or cloud (re-ask with the other route)."""
         self.stop()
         self._cancel = CancelToken()
-        self.answering = self._spawn(self._answer(question, self._cancel, route))
+        self.answering = self.background.run(self._answer(question, self._cancel, route))
         return self.answering
 
     def _reask(self, question: str, route: str) -> None:

@@ -24,6 +24,7 @@ from app.bootstrap import Docent
 from app.catalog import CatalogModel
 from app.downloads import DownloadProgress, download, is_downloaded, partial_bytes
 from app.errors import DocentError
+from ui.background import Background
 from ui.plain import plain_label, plain_tooltip
 from ui.theme import error_style
 
@@ -44,6 +45,7 @@ class ModelManager(QDialog):
     def __init__(self, docent: Docent, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.docent = docent
+        self.background = Background(lambda error: self._say(f"Failed: {error}", error=True))
         self.setWindowTitle("Models — Docent")
         self.models = [m for m in docent.catalog.models if m.role == "chat"]
         self.table = QTreeWidget()
@@ -163,7 +165,7 @@ class ModelManager(QDialog):
         name = self._selected_name()
         if not name or self.downloading is not None:
             return None
-        task = asyncio.ensure_future(self._download(self._model(name)))
+        task = self.background.run(self._download(self._model(name)))
         self.downloading = (name, task)
         self.progress.setValue(0)
         self.progress.show()
@@ -212,7 +214,7 @@ class ModelManager(QDialog):
         """Make `choice` (a catalog name or a GGUF path) the local model, without a restart."""
         if not choice or self.switching is not None:
             return None
-        self.switching = asyncio.ensure_future(self._use(choice))
+        self.switching = self.background.run(self._use(choice))
         return self.switching
 
     async def _use(self, choice: str) -> None:
@@ -231,10 +233,7 @@ class ModelManager(QDialog):
 
     async def close_async(self) -> None:
         """Pause a download in flight (it resumes next time) and close."""
-        for task in (self.downloading[1] if self.downloading else None, self.switching):
-            if task is not None:
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
+        await self.background.close()
         self.close()
 
     def reject(self) -> None:

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from app.bootstrap import Docent
 from app.documents.render import RenderedPage
 from app.errors import DocentError
+from ui.background import Background
 from ui.plain import plain_label
 
 _HIGHLIGHT = QColor(255, 210, 0, 90)
@@ -46,6 +47,7 @@ class PagePreview(QDialog):
         self.page = page
         self.zoom = 1.5
         self.rendered: RenderedPage | None = None
+        self.background = Background(self._cannot_show)
         self.loading: asyncio.Task[None] | None = None  # the render in flight
         self.setWindowTitle(f"{path.name} — Docent")
         self.image = QLabel()
@@ -78,7 +80,7 @@ class PagePreview(QDialog):
         self.page = page
         if self.loading is not None:
             self.loading.cancel()  # a newer request replaces the one in flight
-        self.loading = asyncio.ensure_future(self._load())
+        self.loading = self.background.run(self._load())
 
     def set_zoom(self, zoom: float) -> None:
         self.zoom = min(4.0, max(0.5, zoom))
@@ -92,8 +94,7 @@ class PagePreview(QDialog):
         try:
             rendered = await self.docent.render_page(self.path, self.page, self.zoom, passage)
         except (DocentError, OSError, RuntimeError) as error:
-            self.position.setText(f"cannot show this page: {error}")
-            self.loaded.emit()
+            self._cannot_show(error)
             return
         self.rendered = rendered
         image = QImage.fromData(rendered.png, "PNG")
@@ -109,8 +110,10 @@ class PagePreview(QDialog):
         )
         self.loaded.emit()
 
+    def _cannot_show(self, error: BaseException) -> None:
+        self.position.setText(f"cannot show this page: {error}")
+        self.loaded.emit()
+
     async def close_async(self) -> None:
-        if self.loading is not None:
-            self.loading.cancel()
-            await asyncio.gather(self.loading, return_exceptions=True)
+        await self.background.close()
         self.close()

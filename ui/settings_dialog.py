@@ -34,6 +34,7 @@ from app.catalog import ModelError
 from app.llm.chat_model import chat_model_config
 from app.secrets import SecretStore, SecretStoreError, provider_key, server_key
 from app.settings import McpServerSettings, ProviderSettings, RoutingSettings, Settings
+from ui.background import Background
 from ui.cloud_settings import PROVIDER_FIELDS, SERVER_FIELDS, Entry, EntryList
 from ui.mcp_serving import ServingPage
 from ui.plain import plain_label
@@ -67,6 +68,7 @@ class SettingsDialog(QDialog):
     def __init__(self, docent: Docent, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.docent = docent
+        self.background = Background(self._report_failure)
         self.setWindowTitle("Docent settings")
         self.errors: dict[str, QLabel] = {}
         self.model = QLineEdit(docent.settings.local.chat_model)
@@ -110,9 +112,13 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.tabs)
         layout.addWidget(self.keychain)
         layout.addWidget(self.consent)
+        self.failure = plain_label()  # background work that failed unexpectedly
+        self.failure.setWordWrap(True)
+        self.failure.hide()
+        layout.addWidget(self.failure)
         layout.addWidget(buttons)
         self.applying: asyncio.Task[bool] | None = None
-        self.loading = asyncio.ensure_future(self._load_keys())
+        self.loading = self.background.run(self._load_keys())
 
     def _number_rows(
         self, form: QFormLayout, numbers: tuple[tuple[str, str, str, int, int], ...]
@@ -212,7 +218,7 @@ class SettingsDialog(QDialog):
             return None
         if self.testing is not None:
             self.testing.cancel()  # a new test replaces the one still running
-        self.testing = asyncio.ensure_future(self._test(entry_list, entry))
+        self.testing = self.background.run(self._test(entry_list, entry))
         return self.testing
 
     async def _test(self, entry_list: EntryList, entry: Entry) -> None:
@@ -282,7 +288,7 @@ class SettingsDialog(QDialog):
         return raw
 
     def submit(self) -> asyncio.Task[bool]:
-        self.applying = asyncio.ensure_future(self._apply(self.candidate()))
+        self.applying = self.background.run(self._apply(self.candidate()))
         return self.applying
 
     async def _apply(self, raw: dict[str, Any]) -> bool:
@@ -367,6 +373,11 @@ class SettingsDialog(QDialog):
         else:
             self._show(".".join(str(part) for part in location), message)
             self.tabs.setCurrentIndex(0)
+
+    def _report_failure(self, error: BaseException) -> None:
+        self.failure.setStyleSheet(error_style(self.palette()))
+        self.failure.setText(f"Failed: {error}")
+        self.failure.show()
 
     def _show(self, key: str, message: str) -> None:
         label = self.errors.get(key) or self.errors["local.chat_model"]

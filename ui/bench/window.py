@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from app.bench.inference import bench_inference, render_inference
 from app.bootstrap import Docent
 from app.errors import DocentError
+from ui.background import Background
 from ui.bench.plots import inference_charts
 from ui.plain import insert_markdown, plain_label
 
@@ -48,6 +49,7 @@ class BenchmarkWindow(QDialog):
         self.setWindowTitle("Benchmark: local vs cloud")
         self.resize(900, 720)
         self.running: asyncio.Task[None] | None = None
+        self.background = Background(lambda error: self.step.setText(f"Failed: {error}"))
         self.results: dict[str, Any] | None = None
 
         intro = QLabel(INTRO)
@@ -81,7 +83,7 @@ class BenchmarkWindow(QDialog):
 
     def start(self) -> asyncio.Task[None]:
         if self.running is None or self.running.done():
-            self.running = asyncio.ensure_future(self._run(self.quick.isChecked()))
+            self.running = self.background.run(self._run(self.quick.isChecked()))
         return self.running
 
     def stop(self) -> None:
@@ -90,9 +92,7 @@ class BenchmarkWindow(QDialog):
 
     async def close_async(self) -> None:
         """Stop a run in flight (its engine closes with it) and close."""
-        self.stop()
-        if self.running is not None:
-            await asyncio.gather(self.running, return_exceptions=True)
+        await self.background.close()
         self.close()
 
     def reject(self) -> None:
