@@ -32,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run(arguments[1:])
     if arguments[:2] == ["bench", "gui"]:
-        from ui.bench.gui import main as bench_gui
+        from ui.tools.gui_bench import main as bench_gui
 
         status = bench_gui(arguments[2:])
     else:

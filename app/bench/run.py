@@ -16,7 +16,7 @@ from app.bootstrap import Docent
 from app.paths import Paths
 from app.settings import Settings
 
-# The gui suite needs Qt: the launcher runs it (ui.bench.gui), never the core.
+# The gui suite needs Qt: the launcher runs it (ui.tools.gui_bench), never the core.
 SUITES = ("inference", "overhead", "transport", "ingest", "retrieval")
 
 

@@ -22,8 +22,8 @@ from app.routing import NO_CLOUD
 from tests.documents import write_encrypted_pdf, write_pdf
 from tests.gui.conftest import main_window, tooltip_shows
 from tests.peers.everything import everything_stdio
-from ui.bench.gui import measure
 from ui.main_window import MainWindow
+from ui.tools.gui_bench import measure
 
 
 @pytest.fixture

@@ -1,2 +1,2 @@
-"""The benchmarks' window side: the Benchmark window and its charts, the GUI-stall and start-up
-benches (`docent bench gui`), and the start-up probe they time."""
+"""The Benchmark window (window.py) and its charts (plots.py): `docent bench inference` measured
+and plotted from the app."""

@@ -1,4 +1,4 @@
-"""`python -m ui.bench.start_probe`: the app's start-up exactly as a user gets it, ending as soon
+"""`python -m ui.tools.start_probe`: the app's start-up exactly as a user gets it, ending as soon
 as the window is usable (shown, library listed, first paint), when it prints USABLE and closes.
 `docent bench gui` times it from spawn to that line; it imports nothing the app would not."""
 

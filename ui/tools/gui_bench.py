@@ -26,9 +26,9 @@ from app.bench.common import Measure, render, write_corpus
 from app.bench.run import measures_payload, write_results
 from app.bootstrap import Docent
 from app.processes import own_module
-from ui.bench.start_probe import USABLE
 from ui.main import open_window, run
 from ui.main_window import MainWindow
+from ui.tools.start_probe import USABLE
 
 TICK_S = 0.010
 
@@ -143,7 +143,7 @@ def bench_start(repeats: int) -> Measure:
         baseline_name="a bare PySide6 window",
         target="<= 1.0 s",
     )
-    docent = own_module("ui.bench.start_probe")
+    docent = own_module("ui.tools.start_probe")
     bare = [sys.executable, "-c", BARE_WINDOW]
     time_to_usable(docent)  # the first launch fills the file cache (and is a first run)
     for attempt in range(repeats):
