@@ -337,8 +337,8 @@ class MainWindow(QMainWindow):
                 self.documents.forget(path)
             case FoldersChanged(changes=changes, why=why):
                 self.statusBar().showMessage(f"{why}: {changes.describe()}…")
-                for path in changes.index:
-                    self.documents.row(path)
+                for added in changes.index:
+                    self.documents.row(added)
             case WatchProblem(message=message) | BatchFailed(reason=message):
                 self.statusBar().showMessage(message)
             case BatchFinished(batch=batch, kind=kind):

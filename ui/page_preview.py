@@ -97,7 +97,7 @@ class PagePreview(QDialog):
             self._cannot_show(error)
             return
         self.rendered = rendered
-        image = QImage.fromData(rendered.png, "PNG")
+        image = QImage.fromData(rendered.png)  # the format is read from the data
         pixmap = QPixmap.fromImage(image)
         painter = QPainter(pixmap)
         for x0, y0, x1, y1 in rendered.highlights:

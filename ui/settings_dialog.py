@@ -99,7 +99,7 @@ class SettingsDialog(QDialog):
         )
         limits = QFormLayout()
         self._number_rows(limits, _LIMITS)
-        self.library.layout().addItem(limits)
+        self.library.rows.addLayout(limits)
         self.tabs.addTab(self.library, "Library")
         self.serving = ServingPage(docent.settings.serve_mcp)
         self.tabs.addTab(self.serving, "Serve over MCP")
@@ -146,7 +146,9 @@ class SettingsDialog(QDialog):
             {"name": "", "base_url": "https://", "models": []},
         )
         self.servers = EntryList(
-            "MCP servers", SERVER_FIELDS, McpServerSettings.model_construct().model_dump()
+            "MCP servers",
+            SERVER_FIELDS,
+            McpServerSettings.model_construct(name="", models=[]).model_dump(),
         )
         self.providers.test_button.clicked.connect(lambda: self.test_connection(self.providers))
         self.servers.test_button.clicked.connect(lambda: self.test_connection(self.servers))

@@ -33,11 +33,11 @@ class WatchedFoldersPage(QWidget):
             "watching it; its documents stay in the library."
         )
         explanation.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        layout.addWidget(explanation)
-        layout.addWidget(self.list, 1)
-        layout.addLayout(buttons)
-        layout.addWidget(error)
+        self.rows = QVBoxLayout(self)  # the settings dialog adds the reading limits below
+        self.rows.addWidget(explanation)
+        self.rows.addWidget(self.list, 1)
+        self.rows.addLayout(buttons)
+        self.rows.addWidget(error)
 
     def _choose(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Watch a folder")

@@ -7,8 +7,9 @@ from __future__ import annotations
 import asyncio
 import sys
 
-# As the launcher does: ui.main loads the core before PySide6 (see there).
-from ui.main import Docent, open_window, run
+# As the launcher does: the core loads before PySide6 (see ui.main).
+from app.bootstrap import Docent
+from ui.main import open_window, run
 
 # isort: split
 from PySide6.QtCore import QTimer
