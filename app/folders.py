@@ -8,6 +8,7 @@ files here, so the start-up scan and the live watcher apply one rule.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -73,7 +74,7 @@ def _walk(folder: Path, root: tuple[Path, Path], collected: Collected) -> None:
             if not path.is_symlink():
                 found.append(path)
             elif not path.exists():
-                skipped.append((path, "a broken link"))
+                skipped.append((path, _why_unreachable(path)))
             elif not _inside(Path(os.path.realpath(path)), root[1]):
                 skipped.append((path, _outside(root[0])))
             else:
@@ -94,3 +95,12 @@ def _within(path: Path, root: tuple[Path, Path]) -> Path:
 def _outside(folder: Path | None) -> str:
     where = f"outside {folder}" if folder else "outside the watched folders"
     return f"a link to something {where}: only what is inside the chosen folder is indexed"
+
+
+def _why_unreachable(link: Path) -> str:
+    try:
+        os.stat(link)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "a link that loops (it leads back to itself)"
+    return "a broken link"

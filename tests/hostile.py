@@ -208,6 +208,7 @@ class Reason(StrEnum):
     NOT_A_FILE = "not a regular file"  # a FIFO or a device: opening it may block forever
     LINK_OUTSIDE = "a link to something outside"
     LINK_LOOP = "a link back to a folder that holds it"
+    SELF_LINK = "a link that loops"
     BROKEN_LINK = "a broken link"
 
     def matches(self, said: str) -> bool:
@@ -558,7 +559,8 @@ def _lying_count(path: Path, sizes: Sizes) -> HostileCase:
 def _lying_count_small(path: Path, sizes: Sizes) -> HostileCase:
     _one_page_pdf(path, "Small lie marker sable", count=3)
     why = "/Count 3 over one page: pages 2 and 3 raise 'page not in document'"
-    return HostileCase("indexed", "Small lie marker sable", why=why)
+    note = "damaged: 2 of 3 pages cannot be read"  # the count it claims, not MuPDF's after
+    return HostileCase("indexed", "Small lie marker sable", note=note, why=why)
 
 
 @_case("xobject-cycle.pdf")
@@ -1028,7 +1030,7 @@ def _link_target(path: Path) -> tuple[Path, Reason]:
         "zero.txt": (Path("/dev/zero"), Reason.LINK_OUTSIDE),
         "elsewhere": (outside, Reason.LINK_OUTSIDE),
         "dangling.txt": (path.with_name("no-such-file.txt"), Reason.BROKEN_LINK),
-        "loop.txt": (path, Reason.BROKEN_LINK),
+        "loop.txt": (path, Reason.SELF_LINK),
     }[path.name]
 
 

@@ -117,11 +117,12 @@ class ParsedDocument:
         heading: str | None = None
         characters = 0
         unreadable: list[str] = []
+        total = self.page_count  # as the file claims it: reading a page may change MuPDF's count
         first = self._pieces[0]
         # get_label() re-reads the label rules for every page: only ask when there are some.
         labelled = bool(first.is_pdf and first.get_page_labels())
         flags = _text_flags()
-        for index in range(self.page_count):
+        for index in range(total):
             number = index + 1
             try:
                 page = self.load_page(index)
@@ -147,11 +148,11 @@ class ParsedDocument:
                 characters += len(text)
             label = (page.get_label() if labelled else "") or str(number)
             yield PageText(number, label, tuple(blocks))
-        if unreadable and len(unreadable) == self.page_count:
+        if unreadable and len(unreadable) == total:
             raise DocumentError(f"damaged: no page can be read (page {unreadable[0]})")
         if unreadable:
             self.add_note(
-                f"damaged: {len(unreadable)} of {self.page_count} pages cannot be read "
+                f"damaged: {len(unreadable)} of {total} pages cannot be read "
                 f"(page {unreadable[0]}{', …' if len(unreadable) > 1 else ''})"
             )
         if characters == 0:
