@@ -22,6 +22,7 @@ from app.answering import (
     Token,
     Waiting,
 )
+from app.answering.metrics import describe_cost
 from app.bench.evaluation import MODES, evaluate, load_questions, table
 from app.bootstrap import Docent
 from app.catalog import ensure_model
@@ -430,10 +431,12 @@ async def _history(docent: Docent, limit: int, as_json: bool) -> int:
         print(
             printable(
                 f"{row['asked_at']}  {row['route']} ({row['model']})  TTFT {ttft}  "
-                f"total {row['total_s']:.1f} s  ${row['cost_usd']:.4f}  [{row['status']}]"
+                f"total {row['total_s']:.1f} s  {describe_cost(row['cost_usd'])}  [{row['status']}]"
             )
         )
         print(f"    Q: {printable(row['question'])}")
+    await docent.budget.load()
+    print(f"budget: {docent.budget.describe()}")
     return 0
 
 

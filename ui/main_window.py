@@ -474,6 +474,7 @@ class MainWindow(QMainWindow):
                     self.token_shown.emit()
                 elif isinstance(event, Finished):
                     self.session.add(event.metrics)
+                    self.session.show_spending(self.docent.budget.describe())
         except Exception as error:  # the model would not load, the library failed: say so
             self._show_model_state()
             self.conversation.apply(Failed(str(error), None))

@@ -16,16 +16,18 @@ from ui.theme import route_colour
 class SessionPanel(QWidget):
     """Totals and a latency chart (TTFT: small dots, total: large), coloured by route.
 
-    No signals: the window hands it each finished answer's metrics.
+    No signals: the window hands it each finished answer's metrics, and the month's spending.
     """
 
     def __init__(self) -> None:
         super().__init__()
         self.routes: Counter[str] = Counter()
         self.cost_usd = 0.0
+        self.unpriced = 0  # answers of unknown cost
         self.answers = 0
         self.summary = QLabel()
         self.summary.setWordWrap(True)
+        self.spending = QLabel()
         self.chart = QChart()
         self.chart.setTitle("Latency per answer (s)")
         self.chart.legend().setAlignment(Qt.AlignmentFlag.AlignBottom)
@@ -43,6 +45,7 @@ class SessionPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.summary)
+        layout.addWidget(self.spending)
         layout.addWidget(view, 1)
         self._show_summary()
         self._follow_palette()
@@ -66,7 +69,10 @@ class SessionPanel(QWidget):
     def add(self, metrics: AnswerMetrics) -> None:
         self.answers += 1
         self.routes[metrics.route] += 1
-        self.cost_usd += metrics.cost_usd
+        if metrics.cost_usd is None:
+            self.unpriced += 1
+        else:
+            self.cost_usd += metrics.cost_usd
         for measure, value in (("TTFT", metrics.ttft_s), ("total", metrics.total_s)):
             if value is not None:
                 self._series(metrics.route, measure).append(self.answers, value)
@@ -79,6 +85,9 @@ class SessionPanel(QWidget):
         self.x_axis.setTickCount(end + 1)  # a tick per answer: labels are whole numbers
         self.y_axis.setRange(0, top * 1.15)
         self._show_summary()
+
+    def show_spending(self, budget: str) -> None:
+        self.spending.setText(f"Budget: {budget}")
 
     def _series(self, route: str, measure: str) -> QScatterSeries:
         key = (route, measure)
@@ -95,8 +104,9 @@ class SessionPanel(QWidget):
 
     def _show_summary(self) -> None:
         per_route = " · ".join(f"{route} {count}" for route, count in sorted(self.routes.items()))
+        unknown = f" + {self.unpriced} of unknown cost" if self.unpriced else ""
         self.summary.setText(
             f"Session: {self.answers} answers"
             + (f" ({per_route})" if per_route else "")
-            + f" · cost ${self.cost_usd:.4f}"
+            + f" · cost ${self.cost_usd:.4f}{unknown}"
         )

@@ -19,7 +19,7 @@ class AnswerMetrics:
     prompt_tokens: int
     completion_tokens: int
     tokens_per_s: float | None  # decode rate, first token to last
-    cost_usd: float
+    cost_usd: float | None  # None: unknown (a cloud model without a price)
 
     @classmethod
     def measure(
@@ -59,8 +59,12 @@ class AnswerMetrics:
         return (
             f"route: {self.route} ({self.model}) · why: {self.reason} · TTFT {ttft} · "
             f"total {self.total_s:.1f} s · {rate} tok/s · "
-            f"{self.prompt_tokens}+{self.completion_tokens} tokens · ${self.cost_usd:.4f}"
+            f"{self.prompt_tokens}+{self.completion_tokens} tokens · {describe_cost(self.cost_usd)}"
         )
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def describe_cost(cost_usd: float | None) -> str:
+    return "cost unknown" if cost_usd is None else f"${cost_usd:.4f}"

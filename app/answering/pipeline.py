@@ -111,7 +111,7 @@ class Answerer:
         settings: Settings,
         cloud_engine: Callable[[str], ChatEngine] | None = None,
         cache: AnswerCache | None = None,
-        on_cost: Callable[[float], None] | None = None,
+        on_cost: Callable[[float | None], None] | None = None,
     ) -> None:
         """`on_cost` hears what each answer cost (the router's monthly budget)."""
         self.library = library
@@ -232,7 +232,7 @@ class Answerer:
         history_id = await self.library.record(
             _history(question, scope, answer, status, attempt, metrics, grounded)
         )
-        if self.on_cost is not None and metrics.cost_usd:
+        if self.on_cost is not None and metrics.cost_usd != 0:  # None (unknown) counts too
             self.on_cost(metrics.cost_usd)
         if attempt.error:
             yield Failed(attempt.error, history_id)

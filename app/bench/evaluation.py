@@ -77,7 +77,8 @@ class ModeResult:
     correct: int = 0
     cited: int = 0
     local: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float = 0.0  # of the answers with a known cost
+    unpriced: int = 0  # answers of unknown cost
     ttfts: list[float] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     answers: list[dict[str, Any]] = field(default_factory=list)
@@ -90,6 +91,7 @@ class ModeResult:
             "citation_page_hits": self.cited / questions,
             "answered_locally": self.local / questions,
             "cost_usd": self.cost_usd,
+            "unpriced_answers": self.unpriced,
             "median_ttft_s": statistics.median(self.ttfts) if self.ttfts else None,
             "failures": self.failures,
             "answers": self.answers,
@@ -110,7 +112,10 @@ async def evaluate(
                     result.correct += qa.correct(event.answer)
                     result.cited += qa.cited(event.citations)
                     result.local += metrics.route in ("local", "fallback")
-                    result.cost_usd += metrics.cost_usd
+                    if metrics.cost_usd is None:
+                        result.unpriced += 1
+                    else:
+                        result.cost_usd += metrics.cost_usd
                     if metrics.ttft_s is not None:
                         result.ttfts.append(metrics.ttft_s)
                     result.answers.append(
@@ -136,9 +141,11 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
     ]
     for row in rows:
         ttft = row["median_ttft_s"]
+        unpriced = row["unpriced_answers"]
+        cost = f"${row['cost_usd']:.4f}" + (f" + {unpriced} unknown" if unpriced else "")
         lines.append(
             f"| {row['mode']} | {row['accuracy']:.0%} | {row['citation_page_hits']:.0%} | "
-            f"{row['answered_locally']:.0%} | ${row['cost_usd']:.4f} | "
+            f"{row['answered_locally']:.0%} | {cost} | "
             + ("–" if ttft is None else f"{ttft:.2f} s")
             + " |"
         )

@@ -269,7 +269,7 @@ def read_result(result: CallToolResult, server: str, tool: str) -> CloudAnswer:
     )
 
 
-PriceLookup = Callable[[str, int, int], float]
+PriceLookup = Callable[[str, int, int], float | None]  # None: not in the price table
 
 
 class McpChatEngine:

@@ -51,6 +51,7 @@ class PriceTable:
         """`provider/model` first, then the bare model name."""
         return self.prices.get(model) or self.prices.get(model.partition("/")[2])
 
-    def cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float:
+    def cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+        """None for a model the table does not list: its cost is unknown, not zero."""
         price = self.find(model)
-        return price.cost(prompt_tokens, completion_tokens) if price else 0.0
+        return price.cost(prompt_tokens, completion_tokens) if price else None

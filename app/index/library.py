@@ -22,7 +22,14 @@ from app.documents import Chunk
 from app.embeddings import Embedder
 from app.errors import DocentError
 from app.index.retrieval import Passage, fuse
-from app.index.store import DocumentInfo, HistoryRecord, NewDocument, Store, Written
+from app.index.store import (
+    DocumentInfo,
+    HistoryRecord,
+    NewDocument,
+    Spending,
+    Store,
+    Written,
+)
 from app.index.terms import keyword_terms
 from app.index.vectors import VectorIndex
 from app.workers import SerialWorker
@@ -176,8 +183,8 @@ class Library:
     async def index_version(self) -> int:
         return await self.read(lambda store: store.index_version())
 
-    async def cost_since(self, since: datetime) -> float:
-        return await self.read(lambda store: store.cost_since(since))
+    async def spending_since(self, since: datetime) -> Spending:
+        return await self.read(lambda store: store.spending_since(since))
 
     # --- search --------------------------------------------------------------------------------
 

@@ -103,6 +103,35 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE chunks_new RENAME TO chunks",
         "CREATE INDEX chunks_by_document ON chunks(document_id, ordinal)",
     ),
+    # 4: a cloud model without a price costs NULL (unknown), not 0. SQLite cannot drop a NOT
+    # NULL: the table is rebuilt, its ids kept.
+    (
+        """CREATE TABLE history_new (
+            id INTEGER PRIMARY KEY,
+            asked_at TEXT NOT NULL,
+            question TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            status TEXT NOT NULL,
+            error TEXT,
+            route TEXT NOT NULL,
+            model TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            citations TEXT NOT NULL,
+            retrieval_s REAL,
+            ttft_s REAL,
+            total_s REAL NOT NULL,
+            prompt_tokens INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            tokens_per_s REAL,
+            cost_usd REAL,
+            grounded REAL,
+            sent TEXT
+        )""",
+        "INSERT INTO history_new SELECT * FROM history",
+        "DROP TABLE history",
+        "ALTER TABLE history_new RENAME TO history",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

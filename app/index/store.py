@@ -111,9 +111,15 @@ class HistoryRecord:
     prompt_tokens: int
     completion_tokens: int
     tokens_per_s: float | None
-    cost_usd: float
+    cost_usd: float | None  # None: unknown (a cloud model without a price)
     grounded: float | None
     sent: Sequence[dict[str, str]] | None = None  # exactly what a cloud call sent
+
+
+@dataclass(frozen=True, slots=True)
+class Spending:
+    known_usd: float
+    unpriced: int  # answers whose cost is unknown
 
 
 def embedding_text(heading: str | None, text: str) -> str:
@@ -422,13 +428,14 @@ class Store:
         )
         return int(cursor.lastrowid or 0)
 
-    def cost_since(self, since: datetime) -> float:
+    def spending_since(self, since: datetime) -> Spending:
         """What answers cost from `since` on (the month's cloud spending)."""
         row = self.db.execute(
-            "SELECT coalesce(sum(cost_usd), 0) FROM history WHERE asked_at >= ?",
+            """SELECT coalesce(sum(cost_usd), 0), count(*) FILTER (WHERE cost_usd IS NULL)
+               FROM history WHERE asked_at >= ?""",
             [since.isoformat(timespec="milliseconds")],
         ).fetchone()
-        return float(row[0])
+        return Spending(float(row[0]), int(row[1]))
 
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
         return list(self.db.query("SELECT * FROM history ORDER BY id DESC LIMIT ?", [limit]))

@@ -53,7 +53,7 @@ class GenerationDone:
     finish_reason: Literal["stop", "length", "cancelled"]
     first_token_at: float | None  # perf_counter() of the first generated token
     last_token_at: float | None
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0  # None: a cloud model the price table does not list
 
 
 GenerationEvent = Queued | PromptEvaluated | TokenGenerated | GenerationDone

@@ -93,7 +93,7 @@ class Metrics(BaseModel):
     prompt_tokens: int
     completion_tokens: int
     tokens_per_s: float | None
-    cost_usd: float
+    cost_usd: float | None = Field(description="In USD; null when the model has no price.")
 
 
 class Answer(BaseModel):

@@ -72,3 +72,22 @@ def test_an_unreachable_provider_falls_back_to_local_and_says_so(
     )
     assert "seven" in result["answer"].lower() or "7" in result["answer"]
     assert result["metrics"]["cost_usd"] == 0
+
+
+def test_a_model_missing_from_the_price_table_costs_unknown_not_zero(
+    isolated_paths: Paths, llama_server: str, tmp_path: Path
+) -> None:
+    configure(isolated_paths, llama_server)
+    (isolated_paths.config_dir / "prices.toml").write_text("[models]\n")  # nothing is priced
+    assert docent("index", str(write_pdf(tmp_path / "report.pdf"))).returncode == 0
+
+    result = ask("--route", "cloud", "How long are invoices kept?")
+    assert result["route"]["route"] == "cloud"
+    assert result["metrics"]["cost_usd"] is None
+
+    history = docent("history", "-n", "1")
+    assert history.returncode == 0, history.stderr
+    assert "  cost unknown  [finished]" in history.stdout
+    assert history.stdout.splitlines()[-1] == (
+        "budget: $0.0000 of $5.00 this month + 1 answer of unknown cost"
+    )

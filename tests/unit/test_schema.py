@@ -1,11 +1,13 @@
 import sqlite3
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from app.documents import Chunk
 from app.index.schema import MIGRATIONS, SCHEMA_VERSION, SchemaTooNew
-from app.index.store import NewDocument, Store
+from app.index.store import HistoryRecord, NewDocument, Spending, Store
 
 
 def test_a_new_library_is_created_at_the_current_schema_in_wal_mode(tmp_path: Path) -> None:
@@ -94,6 +96,42 @@ def test_the_autoincrement_migration_keeps_documents_chunks_text_and_vectors(
     finally:
         store.close()
     assert added.document_id == 8
+
+
+def test_history_kept_by_an_older_release_survives_and_a_cost_may_be_unknown(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "library.sqlite3"
+    connection = sqlite3.connect(path, isolation_level=None)
+    for step in MIGRATIONS[:3]:  # as the release before unknown costs wrote it
+        for statement in step:
+            connection.execute(statement)
+    connection.execute("PRAGMA user_version = 3")
+    connection.execute(
+        """INSERT INTO history VALUES (4, '2026-12-01T10:00:00.000+00:00', 'q', '[]', 'a',
+           'finished', NULL, 'cloud', 'gw/m', 'why', '[]', 0.1, 0.5, 1.0, 10, 5, 4.0, 0.25,
+           NULL, NULL)"""
+    )
+    connection.close()
+
+    store = Store(path)
+    try:
+        store.add_history(replace(_history(), cost_usd=None))
+        spending = store.spending_since(datetime(2026, 12, 1, tzinfo=UTC))
+        (old, new) = store.history()[::-1]
+    finally:
+        store.close()
+    assert (old["id"], old["cost_usd"]) == (4, 0.25)
+    assert (new["id"], new["cost_usd"]) == (5, None)
+    assert spending == Spending(known_usd=0.25, unpriced=1)
+
+
+def _history() -> HistoryRecord:
+    return HistoryRecord(
+        question="q", scope=(), answer="a", status="finished", error=None, route="cloud",
+        model="gw/m", reason="why", citations=(), retrieval_s=0.1, ttft_s=0.5, total_s=1.0,
+        prompt_tokens=10, completion_tokens=5, tokens_per_s=4.0, cost_usd=0.0, grounded=None,
+    )  # fmt: skip
 
 
 def _document(path: str) -> NewDocument:
