@@ -19,6 +19,7 @@ from app.answering import (
     Finished,
     RouteDecided,
     SourcesFound,
+    Status,
     Token,
     Waiting,
 )
@@ -306,6 +307,8 @@ async def _ask(
                 result.setdefault("routes", []).append(result["route"])
             case Waiting(ahead=ahead) if not as_json:
                 print(f"[waiting for the local model: {ahead} ahead]", file=sys.stderr)
+            case Status(text=text) if not as_json:
+                print(f"[{printable(text)}]", file=sys.stderr)
             case Token(text=text) if not as_json:
                 out.write(printable(text))
                 out.flush()

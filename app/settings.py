@@ -163,6 +163,12 @@ class McpServerSettings(_Section):
         "does not stream (its answer arrives whole).",
     )
     timeout_s: float = Field(300.0, gt=0, le=3600, description="Longest whole answer.")
+    progress: Literal["auto", "text", "status"] = Field(
+        "auto",
+        description="What its progress messages carry: text (the answer as it is written), "
+        "status (shown beside the answer; the answer is the tool's result), or auto: "
+        "learnt from its first answer.",
+    )
 
     @field_validator("env")
     @classmethod

@@ -24,6 +24,7 @@ from app.answering import (
     RouteDecided,
     Source,
     SourcesFound,
+    Status,
     Token,
     Waiting,
 )
@@ -114,6 +115,9 @@ class ConversationPanel(QWidget):
                 self._tick()
             case Waiting(ahead=ahead):
                 self._waiting = f" · waiting: {ahead} answer{'s' if ahead > 1 else ''} ahead"
+                self._tick()
+            case Status(text=text):
+                self._waiting = f" · {text}"
                 self._tick()
             case Token(text=text):
                 self._waiting = ""

@@ -10,6 +10,7 @@ from app.answering.events import (
     RouteDecided,
     Source,
     SourcesFound,
+    Status,
     Token,
     Waiting,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "RouteDecided",
     "Source",
     "SourcesFound",
+    "Status",
     "Token",
     "Waiting",
 ]

@@ -83,6 +83,14 @@ class Waiting:
 
 
 @dataclass(frozen=True, slots=True)
+class Status:
+    """The route's own word on its progress (a cloud server's status message): for the badge,
+    never part of the answer."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Token:
     text: str
 
@@ -113,4 +121,4 @@ class Failed:
     history_id: int | None
 
 
-AnswerEvent = SourcesFound | RouteDecided | Waiting | Token | Citation | Finished | Failed
+AnswerEvent = SourcesFound | RouteDecided | Waiting | Status | Token | Citation | Finished | Failed

@@ -22,6 +22,7 @@ from app.answering.events import (
     RouteDecided,
     Source,
     SourcesFound,
+    Status,
     Token,
     Waiting,
 )
@@ -36,6 +37,7 @@ from app.llm.engine import (
     GenerationRequest,
     Message,
     Queued,
+    StatusReported,
     TokenGenerated,
 )
 from app.routing import NO_CLOUD, Route, RouteDecision, RoutePolicy, RouteUnavailable
@@ -308,6 +310,8 @@ class Answerer:
             async for event in engine.stream(request, cancel):
                 if isinstance(event, Queued):
                     yield Waiting(event.ahead)
+                elif isinstance(event, StatusReported):
+                    yield Status(event.text)
                 elif isinstance(event, TokenGenerated):
                     attempt.tokens += 1
                     yield Token(event.text)

@@ -41,6 +41,7 @@ from app.llm.engine import (
     GenerationEvent,
     GenerationRequest,
     PromptEvaluated,
+    StatusReported,
     TokenGenerated,
 )
 from app.processes import child_folder
@@ -89,6 +90,8 @@ class McpConnection:
         self._closing = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.health = Health(settings.name, HealthState.CLOSED)
+        # Whether its progress messages are answer text; None until its first answer shows it.
+        self.progress_is_text: bool | None = {"text": True, "status": False}.get(settings.progress)
         self.tools: tuple[str, ...] = ()
 
     @property
@@ -290,18 +293,23 @@ class McpChatEngine:
     async def stream(
         self, request: GenerationRequest, cancel: CancelToken
     ) -> AsyncIterator[GenerationEvent]:
-        settings = self.connection.settings
+        """Progress messages stream as answer text, or show as status when the server uses them
+        for that (then the tool's result is the answer, and its arrival the first token). A
+        server set to "auto" has its first answer's messages shown as status; its result then
+        tells: if it extends their concatenation, they were text, and later answers stream."""
+        connection = self.connection
+        settings = connection.settings
         prompt_estimate = sum(estimate_tokens(m.content) for m in request.messages)
         yield PromptEvaluated(prompt_estimate)
         loop = asyncio.get_running_loop()
-        deltas: asyncio.Queue[str] = asyncio.Queue()
+        messages: asyncio.Queue[str] = asyncio.Queue()
 
         async def on_progress(progress: float, total: float | None, message: str | None) -> None:
             if message:
-                deltas.put_nowait(message)
+                messages.put_nowait(message)
 
         call = asyncio.ensure_future(
-            self.connection.call_tool(
+            connection.call_tool(
                 settings.chat_tool, tool_arguments(settings, request, self._tool_model), on_progress
             )
         )
@@ -310,28 +318,32 @@ class McpChatEngine:
             loop.call_soon_threadsafe(call.cancel)
 
         cancel.on_cancel(stop_the_call)
-        streamed: list[str] = []
-        first_at: float | None = None
+        carries_text = connection.progress_is_text
+        heard: list[str] = []  # every progress message, in order
+        first_at: float | None = None  # of answer text
         last_at: float | None = None
         deadline = settings.first_token_timeout_s or None
         started = time.perf_counter()
         try:
-            while not call.done() or not deltas.empty():
-                waiting = None if first_at or deadline is None else deadline
+            while not call.done() or not messages.empty():
+                waiting = None if heard or deadline is None else deadline
                 if waiting is not None:
                     waiting = max(0.0, waiting - (time.perf_counter() - started))
-                next_delta = asyncio.ensure_future(deltas.get())
+                next_message = asyncio.ensure_future(messages.get())
                 done, _ = await asyncio.wait(
-                    {next_delta, call}, timeout=waiting, return_when=asyncio.FIRST_COMPLETED
+                    {next_message, call}, timeout=waiting, return_when=asyncio.FIRST_COMPLETED
                 )
-                if next_delta in done:
-                    last_at = time.perf_counter()
-                    first_at = first_at or last_at
-                    streamed.append(next_delta.result())
-                    yield TokenGenerated(streamed[-1])
+                if next_message in done:
+                    heard.append(next_message.result())
+                    if carries_text:
+                        last_at = time.perf_counter()
+                        first_at = first_at or last_at
+                        yield TokenGenerated(heard[-1])
+                    else:
+                        yield StatusReported(heard[-1])
                     continue
-                next_delta.cancel()
-                if not done:  # the first-token deadline passed with nothing streamed
+                next_message.cancel()
+                if not done:  # the deadline passed with nothing heard
                     call.cancel()
                     raise EngineError(
                         f"{settings.name} sent no text within {deadline:g} s "
@@ -341,19 +353,24 @@ class McpChatEngine:
         except asyncio.CancelledError:
             if not cancel.is_cancelled():
                 raise
-            answer = CloudAnswer("".join(streamed), None, None, "cancelled")
+            answer = CloudAnswer("".join(heard) if carries_text else "", None, None, "cancelled")
         finally:
             call.cancel()
-        text = "".join(streamed)
-        if answer.finish_reason != "cancelled" and answer.text.startswith(text):
-            rest = answer.text[len(text) :]
-            if rest:  # a server that streams nothing (or not everything): the rest, whole
+        streamed = "".join(heard) if carries_text else ""
+        if answer.finish_reason != "cancelled":
+            if carries_text is None and heard:
+                connection.progress_is_text = answer.text.startswith("".join(heard))
+            if answer.text.startswith(streamed) and (rest := answer.text[len(streamed) :]):
+                # A server that streams nothing (or not everything), or only status: the rest.
                 last_at = time.perf_counter()
                 first_at = first_at or last_at
-                streamed.append(rest)
+                heard.append(rest)  # counted as one more chunk of text
                 yield TokenGenerated(rest)
         prompt_tokens = answer.prompt_tokens or prompt_estimate
-        completion_tokens = answer.completion_tokens or len(streamed)
+        # Without usage from the server: a text chunk per token, or the whole answer estimated.
+        completion_tokens = answer.completion_tokens or (
+            len(heard) if carries_text else estimate_tokens(answer.text)
+        )
         yield GenerationDone(
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,

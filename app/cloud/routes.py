@@ -32,6 +32,7 @@ def gateway_server(providers: Sequence[Provider]) -> McpServerSettings:
         args=own_module("app.cli", "gateway")[1:],
         env=providers_environment(providers),
         models=[f"{p.name}/{model}" for p in providers for model in p.models],
+        progress="text",
     )
 
 

@@ -47,6 +47,14 @@ class TokenGenerated:
 
 
 @dataclass(frozen=True, slots=True)
+class StatusReported:
+    """What the route says while it works ("Waiting for model...", "still in prefill"): not
+    answer text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class GenerationDone:
     prompt_tokens: int
     completion_tokens: int
@@ -56,7 +64,7 @@ class GenerationDone:
     cost_usd: float | None = 0.0  # None: a cloud model the price table does not list
 
 
-GenerationEvent = Queued | PromptEvaluated | TokenGenerated | GenerationDone
+GenerationEvent = Queued | PromptEvaluated | StatusReported | TokenGenerated | GenerationDone
 
 
 @dataclass(slots=True)

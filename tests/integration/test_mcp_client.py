@@ -14,7 +14,14 @@ from app.cloud.gateway import Provider, keys_environment
 from app.cloud.health import Health
 from app.cloud.pricing import Price, PriceTable
 from app.cloud.routes import gateway_server
-from app.llm.engine import CancelToken, GenerationDone, GenerationRequest, Message, TokenGenerated
+from app.llm.engine import (
+    CancelToken,
+    GenerationDone,
+    GenerationRequest,
+    Message,
+    StatusReported,
+    TokenGenerated,
+)
 from app.settings import McpServerSettings
 from tests.peers.everything import everything_http, everything_stdio
 
@@ -192,6 +199,33 @@ def test_the_cloud_route_streams_through_the_gateway_with_cost(llama_server: str
     assert done.cost_usd == pytest.approx(
         (done.prompt_tokens * 1.0 + done.completion_tokens * 2.0) / 1e6
     )
+
+
+def test_a_server_set_to_auto_learns_from_its_first_answer_that_progress_is_text(
+    llama_server: str,
+) -> None:
+    """Docent's gateway configured as any server ("auto"): its first answer's progress is shown
+    as status, its result extends their text, so later answers stream."""
+    providers = [Provider("llama", llama_server, ("qwen-mini",), None)]
+    settings = gateway_server(providers).model_copy(update={"progress": "auto"})
+
+    async def scenario() -> tuple[list[object], bool | None, list[object]]:
+        connection = await connected(settings, secret_environment=keys_environment(providers))
+        engine = McpChatEngine(connection, "llama/qwen-mini", PriceTable({}).cost)
+        first = [event async for event in engine.stream(REQUEST, CancelToken())]
+        learned = connection.progress_is_text
+        second = [event async for event in engine.stream(REQUEST, CancelToken())]
+        await connection.close()
+        return first, learned, second
+
+    first, learned, second = asyncio.run(scenario())
+    statuses = [e.text for e in first if isinstance(e, StatusReported)]
+    (whole,) = [e.text for e in first if isinstance(e, TokenGenerated)]
+    assert len(statuses) >= 3
+    assert whole == "".join(statuses)  # until it was known, text showed as status, once
+    assert learned is True
+    assert not any(isinstance(e, StatusReported) for e in second)
+    assert len([e for e in second if isinstance(e, TokenGenerated)]) >= 3  # streamed now
 
 
 def test_a_server_that_streams_nothing_still_answers_whole() -> None:
