@@ -7,6 +7,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 PACKAGING := $(VENV)/.packaging
 PEERS := tests/peers/node
+PYTHON_PEERS := tests/peers/python
 
 .PHONY: setup peers run test lint bench conformance screenshots package package-test clean
 
@@ -16,14 +17,20 @@ $(INSTALLED): pyproject.toml
 	$(BIN)/python -m pip install -e '.[dev]'
 	touch $(INSTALLED)
 
-# MCP peers nobody here wrote (server-everything, the conformance suite, a Node 22), for tests.
+# MCP peers nobody here wrote (server-everything, the conformance suite, @houtini/lm, a Node 22).
 $(PEERS)/node_modules/.installed: $(PEERS)/package.json $(PEERS)/package-lock.json
 	cd $(PEERS) && npm ci --no-audit --no-fund
 	touch $@
 
+# Python MCP servers nobody here wrote, in their own venv (their dependencies are not Docent's).
+$(PYTHON_PEERS)/.venv/.installed: $(PYTHON_PEERS)/requirements.txt
+	$(PYTHON) -m venv $(PYTHON_PEERS)/.venv
+	$(PYTHON_PEERS)/.venv/bin/python -m pip install --quiet -r $(PYTHON_PEERS)/requirements.txt
+	touch $@
+
 setup: $(INSTALLED)
 
-peers: $(PEERS)/node_modules/.installed
+peers: $(PEERS)/node_modules/.installed $(PYTHON_PEERS)/.venv/.installed
 
 run: setup
 	$(BIN)/docent models --setup

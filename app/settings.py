@@ -163,6 +163,11 @@ class McpServerSettings(_Section):
         "does not stream (its answer arrives whole).",
     )
     timeout_s: float = Field(300.0, gt=0, le=3600, description="Longest whole answer.")
+    footer_line: str = Field(
+        "",
+        description='A line the server puts between the answer and its own notes ("---"): '
+        "the last such line and what follows are not shown.",
+    )
     progress: Literal["auto", "text", "status"] = Field(
         "auto",
         description="What its progress messages carry: text (the answer as it is written), "

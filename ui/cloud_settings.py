@@ -57,6 +57,7 @@ SERVER_FIELDS = (
     Field("key", "Key (bearer token, or the value of the key variable)", "key"),
     Field("key_env", "Key variable (stdio)"),
     Field("chat_tool", "Chat tool"),
+    Field("footer_line", "Line before the server's own notes in its answer"),
     # auto: learnt from the first answer (does the tool's result extend the messages' text?)
     Field("progress", "Progress messages carry", "choice", ("auto", "text", "status")),
     Field("arguments", "Tool arguments (role=argument per line)", "env"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
@@ -257,19 +258,63 @@ class CloudAnswer:
     finish_reason: str
 
 
-def read_result(result: CallToolResult, server: str, tool: str) -> CloudAnswer:
+def read_result(result: CallToolResult, settings: McpServerSettings) -> CloudAnswer:
+    """The answer in the shapes chat tools return: Docent's gateway (`text`, `usage`,
+    `finish_reason`), an OpenAI `chat.completion` passed through (as structured content or as
+    JSON text), or plain text, less the server's own footer (`footer_line`)."""
     text = "".join(item.text for item in result.content if isinstance(item, TextContent))
     if result.is_error:
-        reason = text.removeprefix(f"Error executing tool {tool}: ")  # the SDK's wrapper
-        raise EngineError(f"{server}: {reason or 'the tool failed without a message'}")
+        reason = text.removeprefix(f"Error executing tool {settings.chat_tool}: ")  # the SDK's
+        raise EngineError(f"{settings.name}: {reason or 'the tool failed without a message'}")
     structured = result.structured_content or {}
+    if not _chat_completion_choice(structured):
+        # Passed through as JSON text; an answer that merely is JSON stays the answer.
+        passed_through = _json_object(text) or {}
+        structured = passed_through if _chat_completion_choice(passed_through) else structured
     usage = structured.get("usage") or {}
+    finish_reason = structured.get("finish_reason", "stop")
+    answer = structured.get("text", text)
+    if completion := _chat_completion_choice(structured):
+        answer = completion["message"]["content"]
+        finish_reason = completion.get("finish_reason") or "stop"
     return CloudAnswer(
-        text=str(structured.get("text", text)),
+        text=_without_footer(str(answer), settings.footer_line),
         prompt_tokens=usage.get("prompt_tokens"),
         completion_tokens=usage.get("completion_tokens"),
-        finish_reason=str(structured.get("finish_reason", "stop")),
+        finish_reason=str(finish_reason),
     )
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _chat_completion_choice(value: dict[str, Any]) -> dict[str, Any] | None:
+    """The first choice of an OpenAI `chat.completion`, if `value` is one."""
+    choices = value.get("choices")
+    if not (isinstance(choices, list) and choices and isinstance(choices[0], dict)):
+        return None
+    message = choices[0].get("message")
+    if isinstance(message, dict) and isinstance(message.get("content"), str):
+        return choices[0]
+    return None
+
+
+def _without_footer(text: str, footer_line: str) -> str:
+    """`text` up to its last line that reads `footer_line` (a server's own notes follow it)."""
+    if not footer_line:
+        return text
+    lines = text.splitlines(keepends=True)
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index].strip() == footer_line.strip():
+            return "".join(lines[:index]).rstrip()
+    return text
 
 
 PriceLookup = Callable[[str, int, int], float | None]  # None: not in the price table
@@ -349,7 +394,7 @@ class McpChatEngine:
                         f"{settings.name} sent no text within {deadline:g} s "
                         "(set its first-token timeout to 0 if it does not stream)"
                     )
-            answer = read_result(call.result(), settings.name, settings.chat_tool)
+            answer = read_result(call.result(), settings)
         except asyncio.CancelledError:
             if not cancel.is_cancelled():
                 raise
