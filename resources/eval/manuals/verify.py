@@ -1,0 +1,183 @@
+"""Check the manuals evaluation set against the documents as Docent reads them.
+
+    .venv/bin/python resources/eval/manuals/verify.py CACHE_DIR
+
+CACHE_DIR holds the documents that fetch.py extracted, under their names in sources.toml. Each
+document is read with Docent's own parser (`app.documents.parse.open_document`), so a page here
+is the page Docent indexes and cites: its 1-based physical number, not the printed label. Checked:
+
+- every document's sha256 and page count are the ones sources.toml records;
+- every line of qa.jsonl is a QA line `docent eval` reads, with `kind` (lookup, combine), `lang`
+  (en, zh), `split` (tune, holdout) and `evidence`: a quote of at most 200 characters, or, for a
+  question whose pages are several, one quote per page in the order of `pages`;
+- each evidence quote is on its page (whitespace aside, as layout breaks lines anywhere);
+- each answer alternative's strings are on the question's pages (case aside), except for a
+  computed answer (`"computed": true`, combine only), which is the result of arithmetic on
+  values that the evidence holds, and for the alternatives listed in `paraphrases`: the quoted
+  answer written another way ("11" for "eleven", "2015-03-19" for "March 19, 2015"), which
+  stand beside at least one alternative that is quoted.
+
+Prints a summary (questions by kind, language, split and document) and exits 1 on any failure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+import tomllib
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]  # the repository: app.documents lives there
+sys.path.insert(0, str(ROOT))
+
+from app.documents.parse import open_document  # noqa: E402
+
+KINDS = {"lookup", "combine"}
+LANGS = {"en", "zh"}
+SPLITS = {"tune", "holdout"}
+MAX_EVIDENCE = 200
+MAX_UNPACKED = 100 << 20  # Docent's default limit for an EPUB's unpacked size
+_SPACE = re.compile(r"\s+")
+
+
+def squeeze(text: str) -> str:
+    """Text without any whitespace, case folded: MuPDF breaks lines anywhere (inside a CJK
+    sentence too), so a quote is compared with its page on the characters alone."""
+    return _SPACE.sub("", text).casefold()
+
+
+def load_sources(path: Path = HERE / "sources.toml") -> list[dict[str, Any]]:
+    with path.open("rb") as handle:
+        documents: list[dict[str, Any]] = tomllib.load(handle)["document"]
+    return documents
+
+
+def load_questions(path: Path = HERE / "qa.jsonl") -> list[dict[str, Any]]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def read_pages(path: Path) -> list[str]:
+    """The text of each page as Docent indexes it: its blocks, joined."""
+    with open_document(path, max_unpacked=MAX_UNPACKED) as document:
+        return ["\n".join(text for text, _heading in page.blocks) for page in document.pages()]
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def pages_with(quote: str, pages: list[str]) -> list[int]:
+    """The 1-based numbers of the pages that hold `quote`."""
+    wanted = squeeze(quote)
+    return [number for number, text in enumerate(pages, start=1) if wanted in squeeze(text)]
+
+
+def check_question(number: int, qa: dict[str, Any], pages: list[str]) -> list[str]:
+    where = f"qa.jsonl line {number}"
+    problems = []
+    for name, kind in (
+        ("question", str),
+        ("answers", list),
+        ("document", str),
+        ("pages", list),
+        ("kind", str),
+        ("lang", str),
+        ("split", str),
+    ):
+        if not isinstance(qa.get(name), kind):
+            problems.append(f"{where}: {name} missing or not a {kind.__name__}")
+    if problems:
+        return problems
+    if qa["kind"] not in KINDS or qa["lang"] not in LANGS or qa["split"] not in SPLITS:
+        problems.append(f"{where}: kind, lang or split has an unknown value")
+    listed = qa["pages"]
+    if not listed or not all(isinstance(p, int) and 1 <= p <= len(pages) for p in listed):
+        return [*problems, f"{where}: pages {listed} not within 1..{len(pages)}"]
+    evidence = qa.get("evidence")
+    quotes = [evidence] if isinstance(evidence, str) else evidence
+    if not isinstance(quotes, list) or not all(isinstance(q, str) and q for q in quotes):
+        return [*problems, f"{where}: evidence must be a quote or a list of quotes"]
+    if len(quotes) == 1:
+        quotes = quotes * len(listed)  # one quote that every listed page holds
+    if len(quotes) != len(listed):
+        problems.append(f"{where}: {len(quotes)} evidence quotes for {len(listed)} pages")
+    for quote, page in zip(quotes, listed, strict=False):
+        if len(quote) > MAX_EVIDENCE:
+            problems.append(f"{where}: evidence longer than {MAX_EVIDENCE} characters")
+        if page not in (found := pages_with(quote, pages)):
+            problems.append(f"{where}: evidence {quote!r} not on page {page} (found on {found})")
+    computed = qa.get("computed", False)
+    if computed and qa["kind"] != "combine":
+        problems.append(f"{where}: only a combine question may have a computed answer")
+    paraphrases = qa.get("paraphrases", [])
+    if not isinstance(paraphrases, list) or any(p not in qa["answers"] for p in paraphrases):
+        problems.append(f"{where}: paraphrases must be a list of the answers' alternatives")
+        paraphrases = []
+    if paraphrases and (computed or all(a in paraphrases for a in qa["answers"])):
+        problems.append(f"{where}: paraphrases need a quoted answer beside them")
+    text = squeeze(" ".join(pages[page - 1] for page in listed))
+    for alternative in qa["answers"]:
+        terms = [alternative] if isinstance(alternative, str) else alternative
+        quoted = not computed and alternative not in paraphrases
+        if not terms or not all(isinstance(term, str) and term.strip() for term in terms):
+            problems.append(f"{where}: an answer alternative is empty or not text")
+        elif quoted and (missing := [t for t in terms if squeeze(t) not in text]):
+            problems.append(f"{where}: answer {missing} not on pages {listed}")
+    return problems
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+        return 2
+    cache = Path(argv[1])
+    problems: list[str] = []
+    texts: dict[str, list[str]] = {}
+    for source in load_sources():
+        path = cache / source["name"]
+        if not path.is_file():
+            problems.append(f"{source['name']}: not in {cache} (run fetch.py first)")
+            continue
+        if (digest := sha256(path)) != source["sha256"]:
+            problems.append(f"{source['name']}: sha256 {digest} is not the one recorded")
+        texts[source["name"]] = pages = read_pages(path)
+        if len(pages) != source["pages"]:
+            problems.append(
+                f"{source['name']}: {len(pages)} pages, sources.toml says {source['pages']}"
+            )
+    questions = load_questions()
+    for number, qa in enumerate(questions, start=1):
+        if (pages := texts.get(qa.get("document", ""))) is None:
+            problems.append(f"qa.jsonl line {number}: unknown document {qa.get('document')!r}")
+            continue
+        problems += check_question(number, qa, pages)
+    seen = Counter(qa.get("question") for qa in questions)
+    problems += [f"asked twice: {q!r}" for q, count in seen.items() if count > 1]
+
+    print(f"{len(questions)} questions over {len(texts)} documents")
+    for field in ("kind", "lang", "split"):
+        print(
+            f"  by {field}: " + ", ".join(f"{k} {v}" for k, v in sorted(_count(questions, field)))
+        )
+    kinds = _count(questions, "kind", "split")
+    print("  kind x split: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds)))
+    for name, count in sorted(_count(questions, "document")):
+        print(f"  {name}: {count}")
+    for problem in problems:
+        print(f"FAIL {problem}")
+    print("ok" if not problems else f"{len(problems)} problems")
+    return 1 if problems else 0
+
+
+def _count(questions: list[dict[str, Any]], *fields: str) -> list[tuple[str, int]]:
+    return list(Counter("/".join(str(qa.get(f)) for f in fields) for qa in questions).items())
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
