@@ -24,7 +24,7 @@ from app.answering import (
     Waiting,
 )
 from app.answering.metrics import describe_cost
-from app.bench.evaluation import MODES, evaluate, load_questions, table
+from app.bench.evaluation import MODES, breakdown, evaluate, load_questions, table
 from app.bootstrap import Docent
 from app.catalog import ensure_model
 from app.errors import DocentError
@@ -117,6 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated, from: local only, cloud only, auto",
     )
     evaluation.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    evaluation.add_argument(
+        "--split",
+        choices=["all", "tune", "holdout"],
+        default="all",
+        help="only the questions of this split (holdout: never used to tune)",
+    )
     evaluation.add_argument("--json", type=Path, default=None, help="also write the rows here")
 
     commands.add_parser(
@@ -353,7 +359,9 @@ async def _ask(
 async def _eval(docent: Docent, arguments: argparse.Namespace) -> int:
     shipped = resources.files("resources").joinpath("eval/samples-qa.jsonl")
     qa_path = arguments.qa or Path(str(shipped))
-    questions = load_questions(qa_path)[: arguments.limit]
+    questions = [qa for qa in load_questions(qa_path) if arguments.split in ("all", qa.split)][
+        : arguments.limit
+    ]
     modes = [mode.strip() for mode in arguments.modes.split(",")]
     if unknown := [mode for mode in modes if mode not in MODES]:
         raise UsageError(f"unknown mode {unknown[0]!r} (choose from: {', '.join(MODES)})")
@@ -376,6 +384,7 @@ async def _eval(docent: Docent, arguments: argparse.Namespace) -> int:
     rows = await evaluate(await docent.answerer(), questions, modes)
     print(f"{len(questions)} questions from {qa_path}\n")
     print(printable(table(rows)))
+    print("\n" + printable(breakdown(rows)))
     for row in rows:
         for failure in row["failures"]:
             print(f"{row['mode']}: failed: {printable(failure)}", file=sys.stderr)

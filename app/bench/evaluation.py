@@ -1,9 +1,12 @@
 """`docent eval QA.jsonl`: does the router pay? The same questions through local only, cloud
 only and auto, in one table: accuracy, citation page hit rate, share answered locally, total
-cost and median time to first token.
+cost, median time to first token and retrieval recall (an evidence page among the passages
+given to the model); then the same per kind, language and split.
 
-A QA line: {"question", "answers": [alternative, …], "document": file name, "pages": [n, …]}.
-An alternative is a string, or a list of strings that must all appear (case-insensitive).
+A QA line: {"question", "answers": [alternative, …], "document": file name, "pages": [n, …]},
+optionally "kind" (lookup | combine), "lang", "split" (tune | holdout: what tuning may not look
+at) and "evidence" (a quote from the page). An alternative is a string, or a list of strings
+that must all appear (case-insensitive).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.answering import Answerer, Failed, Finished, Source
+from app.answering import Answerer, Failed, Finished, Source, SourcesFound
 from app.errors import DocentError
 from app.routing import Route
 
@@ -32,13 +35,21 @@ class QA:
     answers: tuple[tuple[str, ...], ...]
     document: str
     pages: tuple[int, ...]
+    kind: str = "lookup"
+    lang: str = "en"
+    split: str = "tune"
 
     def correct(self, answer: str) -> bool:
         folded = answer.casefold()
         return any(all(term.casefold() in folded for term in terms) for terms in self.answers)
 
     def cited(self, citations: Sequence[Source]) -> bool:
+        """A cited page is an evidence page (page-citation accuracy)."""
         return any(s.document == self.document and s.page in self.pages for s in citations)
+
+    def retrieved(self, sources: Sequence[Source]) -> bool:
+        """An evidence page is among the passages the model was given (retrieval recall)."""
+        return self.cited(sources)
 
 
 def load_questions(path: Path) -> list[QA]:
@@ -61,6 +72,9 @@ def load_questions(path: Path) -> list[QA]:
                     ),
                     document=raw["document"],
                     pages=tuple(raw["pages"]),
+                    kind=raw.get("kind", "lookup"),
+                    lang=raw.get("lang", "en"),
+                    split=raw.get("split", "tune"),
                 )
             )
         except (ValueError, KeyError, TypeError) as error:
@@ -76,6 +90,7 @@ class ModeResult:
     answered: int = 0
     correct: int = 0
     cited: int = 0
+    retrieved: int = 0
     local: int = 0
     cost_usd: float = 0.0  # of the answers with a known cost
     unpriced: int = 0  # answers of unknown cost
@@ -89,6 +104,7 @@ class ModeResult:
             "questions": questions,
             "accuracy": self.correct / questions,
             "citation_page_hits": self.cited / questions,
+            "retrieval_recall": self.retrieved / questions,
             "answered_locally": self.local / questions,
             "cost_usd": self.cost_usd,
             "unpriced_answers": self.unpriced,
@@ -105,8 +121,12 @@ async def evaluate(
     for mode in modes:
         result = ModeResult(mode)
         for qa in questions:
+            given: tuple[Source, ...] = ()
             async for event in answerer.answer(qa.question, route=MODES[mode]):
-                if isinstance(event, Finished):
+                if isinstance(event, SourcesFound):
+                    given = event.sources
+                    result.retrieved += qa.retrieved(given)
+                elif isinstance(event, Finished):
                     metrics = event.metrics
                     result.answered += 1
                     result.correct += qa.correct(event.answer)
@@ -125,6 +145,10 @@ async def evaluate(
                             "reason": metrics.reason,
                             "correct": qa.correct(event.answer),
                             "cited": qa.cited(event.citations),
+                            "retrieved": qa.retrieved(given),
+                            "kind": qa.kind,
+                            "lang": qa.lang,
+                            "split": qa.split,
                             "answer": event.answer,
                         }
                     )
@@ -136,8 +160,9 @@ async def evaluate(
 
 def table(rows: Sequence[dict[str, Any]]) -> str:
     lines = [
-        "| mode | accuracy | citation page hits | answered locally | total cost | median TTFT |",
-        "|---|---|---|---|---|---|",
+        "| mode | accuracy | citation page hits | answered locally | total cost | median TTFT "
+        "| retrieval recall |",
+        "|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         ttft = row["median_ttft_s"]
@@ -147,6 +172,28 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
             f"| {row['mode']} | {row['accuracy']:.0%} | {row['citation_page_hits']:.0%} | "
             f"{row['answered_locally']:.0%} | {cost} | "
             + ("–" if ttft is None else f"{ttft:.2f} s")
-            + " |"
+            + f" | {row['retrieval_recall']:.0%} |"
         )
+    return "\n".join(lines)
+
+
+def breakdown(rows: Sequence[dict[str, Any]]) -> str:
+    """Accuracy, retrieval recall and citation hits per mode and kind, language and split."""
+    lines = [
+        "| mode | group | questions | accuracy | retrieval recall | citation page hits |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        for field_name in ("kind", "lang", "split"):
+            groups: dict[str, list[dict[str, Any]]] = {}
+            for answer in row["answers"]:
+                groups.setdefault(answer[field_name], []).append(answer)
+            for group, answers in sorted(groups.items()):
+                count = len(answers)
+                lines.append(
+                    f"| {row['mode']} | {field_name} {group} | {count} | "
+                    f"{sum(a['correct'] for a in answers) / count:.0%} | "
+                    f"{sum(a['retrieved'] for a in answers) / count:.0%} | "
+                    f"{sum(a['cited'] for a in answers) / count:.0%} |"
+                )
     return "\n".join(lines)

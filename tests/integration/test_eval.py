@@ -31,15 +31,19 @@ def test_eval_prints_one_row_per_mode_from_real_answers(
 
     result = docent("eval", str(qa), "--documents", str(sample), "--json", str(out))
     assert result.returncode == 0, result.stderr
-    header, *rows = [line for line in result.stdout.splitlines() if line.startswith("| ")]
+    summary, groups = result.stdout.split("\n\n")[1:3]  # after the question count
+    header, _, *rows = summary.splitlines()
     assert header.startswith("| mode | accuracy | citation page hits | answered locally |")
     assert [row.split(" | ")[0] for row in rows] == ["| local only", "| cloud only", "| auto"]
+    assert "| local only | kind combine | 2 | " in groups  # the breakdown by kind, lang, split
 
     local, cloud, auto = json.loads(out.read_text())
     for row in (local, cloud, auto):
         assert row["questions"] == 4
         assert len(row["answers"]) == 4  # every question answered, none failed
         assert row["accuracy"] == sum(a["correct"] for a in row["answers"]) / 4
+        assert row["retrieval_recall"] == sum(a["retrieved"] for a in row["answers"]) / 4
+        assert row["retrieval_recall"] >= row["citation_page_hits"]  # cited ⊆ given
     assert local["answered_locally"] == 1.0
     assert local["cost_usd"] == 0.0
     assert {a["route"] for a in cloud["answers"]} == {"cloud"}
