@@ -61,3 +61,36 @@ def test_answers_without_content_words_count_as_no_sentences() -> None:
     tracker = CitationTracker(SOURCES, "Is it so?")
     assert stream(tracker, ["Yes, it is."]) == []
     assert tracker.grounded_share is None
+
+
+# From the manuals evaluation: answers a 0.5B model wrote, whose page went uncited before.
+MANUAL = [
+    Src(
+        1, "A security upload for bookworm gets the version 1.5-3+deb12u1, as the upload rules say."
+    ),
+    Src(
+        2, "Information about the archive: uploads are processed by dak, with information for all."
+    ),
+    Src(3, "CUPS 打印系统的浏览器界面：http://localhost:631/"),
+]
+
+
+def test_an_answers_lead_in_does_not_dilute_or_misplace_its_support() -> None:
+    tracker = CitationTracker(MANUAL, "What version would a security upload to bookworm get?")
+    answer = (
+        "Based on the information provided in the Debian Developer's Reference, a security "
+        "upload to bookworm would get version 1.5-3+deb12u1."
+    )
+    assert [number for number, _, _ in stream(tracker, [answer])] == [1]
+
+
+def test_the_source_stating_the_answers_value_is_cited() -> None:
+    tracker = CitationTracker(MANUAL, "CUPS 打印系统的浏览器界面在哪个端口？")
+    found = stream(tracker, ["根据 Debian 参考卡片，CUPS 打印系统的浏览器界面在端口 631。"])
+    assert [number for number, _, _ in found] == [3]
+
+
+def test_a_sentence_sharing_neither_a_value_nor_enough_words_stays_unsupported() -> None:
+    tracker = CitationTracker(MANUAL, "Who processes uploads?")
+    assert stream(tracker, ["Based on the sources, the moon is made of green cheese."]) == []
+    assert tracker.grounded_share == 0.0
