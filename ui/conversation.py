@@ -86,7 +86,7 @@ class ConversationPanel(QWidget):
         self._link_secret = secrets.token_urlsafe(16)
         self._answer_start = 0
         self._question = ""
-        self._waiting = ""
+        self._progress = ""  # what the route says while no text has come: queue, status
 
     def begin(self, question: str) -> None:
         self._question = question
@@ -114,13 +114,13 @@ class ConversationPanel(QWidget):
                 )
                 self._tick()
             case Waiting(ahead=ahead):
-                self._waiting = f" · waiting: {ahead} answer{'s' if ahead > 1 else ''} ahead"
+                self._progress = f" · waiting: {ahead} answer{'s' if ahead > 1 else ''} ahead"
                 self._tick()
             case Status(text=text):
-                self._waiting = f" · {text}"
+                self._progress = f" · {text}"
                 self._tick()
             case Token(text=text):
-                self._waiting = ""
+                self._progress = ""
                 if self._first_token_at is None:
                     self._first_token_at = time.perf_counter()
                 self._write(text)
@@ -160,7 +160,7 @@ class ConversationPanel(QWidget):
             ttft = f"TTFT {waited:.1f} s…"
         else:
             ttft = f"TTFT {self._first_token_at - self._asked_at:.2f} s"
-        self.badge.setText(f"{self._route}{self._waiting} · {ttft}")
+        self.badge.setText(f"{self._route}{self._progress} · {ttft}")
 
     def _render_markdown(self, answer: str) -> None:
         """Replace the streamed plain text with its Markdown rendering: any HTML in the answer

@@ -10,6 +10,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import resources
 
 from app.answering.cache import AnswerCache, CachedAnswer, CacheKey, cache_key
@@ -44,6 +45,7 @@ from app.routing import NO_CLOUD, Route, RouteDecision, RoutePolicy, RouteUnavai
 from app.settings import Settings
 
 
+@cache  # an Answerer is built per question: the file is read once
 def system_prompt() -> str:
     return (
         resources.files("resources")

@@ -398,7 +398,7 @@ class McpChatEngine:
         except asyncio.CancelledError:
             if not cancel.is_cancelled():
                 raise
-            answer = CloudAnswer("".join(heard) if carries_text else "", None, None, "cancelled")
+            answer = CloudAnswer("", None, None, "cancelled")  # what streamed is the answer
         finally:
             call.cancel()
         streamed = "".join(heard) if carries_text else ""

@@ -62,6 +62,15 @@ def _settle(event_loop: qasync.QEventLoop, own: set[int]) -> set[int]:
     return left
 
 
+@pytest.fixture
+def docent(qapp: QApplication, loop: qasync.QEventLoop) -> Iterator[Docent]:
+    """A keyword-only Docent (no embedder to load), opened on the test's loop."""
+    instance = Docent.from_environment(embeddings=False)
+    loop.run_until_complete(instance.open())
+    yield instance
+    loop.run_until_complete(instance.close())
+
+
 @pytest.fixture(autouse=True)
 def no_leaked_threads() -> Iterator[None]:
     before = {thread.ident for thread in threading.enumerate()}

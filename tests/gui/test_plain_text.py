@@ -5,11 +5,9 @@ loads no images."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import qasync
 from PySide6.QtCharts import QChartView
 from PySide6.QtCore import Qt
@@ -33,14 +31,6 @@ from ui.settings_dialog import SettingsDialog
 
 HOSTILE = "<img src=x><b>bold</b>"
 HOSTILE_NAME = "<img src=x><b>bold<i>"  # a file name holds no "/"
-
-
-@pytest.fixture
-def docent(qapp: QApplication, loop: qasync.QEventLoop) -> Iterator[Docent]:
-    instance = Docent.from_environment(embeddings=False)
-    loop.run_until_complete(instance.open())
-    yield instance
-    loop.run_until_complete(instance.close())
 
 
 def shows_literally(label: QLabel, text: str) -> bool:

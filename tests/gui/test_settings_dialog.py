@@ -6,12 +6,11 @@ import json
 import re
 import shlex
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtWidgets import QApplication, QComboBox, QLineEdit, QPlainTextEdit
+from PySide6.QtWidgets import QComboBox, QLineEdit, QPlainTextEdit
 
 from app.bootstrap import Docent
 from app.secrets import PLAINTEXT_FILE_NAME, provider_key, server_key
@@ -19,14 +18,6 @@ from tests.conftest import files_containing
 from tests.peers.everything import everything_stdio
 from ui.cloud_settings import EntryList
 from ui.settings_dialog import SettingsDialog
-
-
-@pytest.fixture
-def docent(qapp: QApplication, loop: qasync.QEventLoop) -> Iterator[Docent]:
-    instance = Docent.from_environment(embeddings=False)
-    loop.run_until_complete(instance.open())
-    yield instance
-    loop.run_until_complete(instance.close())
 
 
 def test_an_invalid_number_is_refused_next_to_its_field(

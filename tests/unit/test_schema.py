@@ -70,11 +70,7 @@ def test_the_autoincrement_migration_keeps_documents_chunks_text_and_vectors(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "library.sqlite3"
-    connection = sqlite3.connect(path, isolation_level=None)
-    for step in MIGRATIONS[:2]:  # a library as the previous release wrote it
-        for statement in step:
-            connection.execute(statement)
-    connection.execute("PRAGMA user_version = 2")
+    connection = written_by_release(path, schema=2)
     connection.execute(
         "INSERT INTO documents VALUES (7, '/r.pdf', 'R', 'pdf', 'x', 1, 1, 1, 1, NULL, 'now')"
     )
@@ -102,11 +98,7 @@ def test_history_kept_by_an_older_release_survives_and_a_cost_may_be_unknown(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "library.sqlite3"
-    connection = sqlite3.connect(path, isolation_level=None)
-    for step in MIGRATIONS[:3]:  # as the release before unknown costs wrote it
-        for statement in step:
-            connection.execute(statement)
-    connection.execute("PRAGMA user_version = 3")
+    connection = written_by_release(path, schema=3)  # before costs could be unknown
     connection.execute(
         """INSERT INTO history VALUES (4, '2026-12-01T10:00:00.000+00:00', 'q', '[]', 'a',
            'finished', NULL, 'cloud', 'gw/m', 'why', '[]', 0.1, 0.5, 1.0, 10, 5, 4.0, 0.25,
@@ -124,6 +116,16 @@ def test_history_kept_by_an_older_release_survives_and_a_cost_may_be_unknown(
     assert (old["id"], old["cost_usd"]) == (4, 0.25)
     assert (new["id"], new["cost_usd"]) == (5, None)
     assert spending == Spending(known_usd=0.25, unpriced=1)
+
+
+def written_by_release(path: Path, schema: int) -> sqlite3.Connection:
+    """A library as the release whose schema version was `schema` left it."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    for step in MIGRATIONS[:schema]:
+        for statement in step:
+            connection.execute(statement)
+    connection.execute(f"PRAGMA user_version = {schema}")
+    return connection
 
 
 def _history() -> HistoryRecord:
