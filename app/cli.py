@@ -24,6 +24,7 @@ from app.answering import (
     Waiting,
 )
 from app.answering.metrics import describe_cost
+from app.bench.eval_set import SOURCES, fetch_documents, load_sources, set_folder
 from app.bench.evaluation import MODES, breakdown, evaluate, load_questions, table
 from app.bootstrap import Docent
 from app.catalog import ensure_model
@@ -109,7 +110,15 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="*",
         type=Path,
         default=None,
-        help="index these first (default with the shipped set: the sample documents)",
+        help="index these first (default: the documents that a sources.toml beside QA pins, "
+        "fetched into Docent's cache; with the shipped set: the sample documents)",
+    )
+    evaluation.add_argument(
+        "--mirror",
+        default=None,
+        metavar="URL",
+        help="fetch the pinned documents' packages from this base URL instead of the hosts "
+        "sources.toml names (their paths are kept)",
     )
     evaluation.add_argument(
         "--modes",
@@ -366,7 +375,17 @@ async def _eval(docent: Docent, arguments: argparse.Namespace) -> int:
     if unknown := [mode for mode in modes if mode not in MODES]:
         raise UsageError(f"unknown mode {unknown[0]!r} (choose from: {', '.join(MODES)})")
     documents = arguments.documents
-    if documents is None and arguments.qa is None:
+    pinned = arguments.qa.parent / SOURCES if arguments.qa else None
+    if documents is None and pinned is not None and pinned.is_file():
+        documents = await fetch_documents(
+            load_sources(pinned),
+            set_folder(docent.paths.cache_dir, pinned),
+            mirror=arguments.mirror,
+            report=lambda line: print(printable(line), file=sys.stderr),
+        )
+    elif arguments.mirror:
+        raise UsageError(f"--mirror needs a {SOURCES} beside QA (and no --documents)")
+    elif documents is None and arguments.qa is None:
         documents = [Path(str(resources.files("resources").joinpath("sample")))]
     if documents:
         async for event in docent.intake.index(documents, embed=True):

@@ -1,12 +1,14 @@
 """Check the manuals evaluation set against the documents as Docent reads them.
 
-    .venv/bin/python resources/eval/manuals/verify.py CACHE_DIR
+    .venv/bin/python resources/eval/manuals/verify.py [--mirror URL]
 
-CACHE_DIR holds the documents that fetch.py extracted, under their names in sources.toml. Each
-document is read with Docent's own parser (`app.documents.parse.open_document`), so a page here
-is the page Docent indexes and cites: its 1-based physical number, not the printed label. Checked:
+The documents are the ones `docent eval resources/eval/manuals/qa.jsonl` uses: fetched, with
+their hashes checked, into Docent's cache (app.bench.eval_set) unless they are there already.
+Each document is read with Docent's own parser (`app.documents.parse.open_document`), so a page
+here is the page Docent indexes and cites: its 1-based physical number, not the printed label.
+Checked:
 
-- every document's sha256 and page count are the ones sources.toml records;
+- every document's page count is the one sources.toml records;
 - every line of qa.jsonl is a QA line `docent eval` reads, with `kind` (lookup, combine), `lang`
   (en, zh), `split` (tune, holdout) and `evidence`: a quote of at most 200 characters, or, for a
   question whose pages are several, one quote per page in the order of `pages`;
@@ -22,11 +24,11 @@ Prints a summary (questions by kind, language, split and document) and exits 1 o
 
 from __future__ import annotations
 
-import hashlib
+import argparse
+import asyncio
 import json
 import re
 import sys
-import tomllib
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -35,7 +37,15 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]  # the repository: app.documents lives there
 sys.path.insert(0, str(ROOT))
 
+from app.bench.eval_set import (  # noqa: E402
+    SOURCES,
+    EvalSetError,
+    fetch_documents,
+    load_sources,
+    set_folder,
+)
 from app.documents.parse import open_document  # noqa: E402
+from app.paths import Paths  # noqa: E402
 
 KINDS = {"lookup", "combine"}
 LANGS = {"en", "zh"}
@@ -51,12 +61,6 @@ def squeeze(text: str) -> str:
     return _SPACE.sub("", text).casefold()
 
 
-def load_sources(path: Path = HERE / "sources.toml") -> list[dict[str, Any]]:
-    with path.open("rb") as handle:
-        documents: list[dict[str, Any]] = tomllib.load(handle)["document"]
-    return documents
-
-
 def load_questions(path: Path = HERE / "qa.jsonl") -> list[dict[str, Any]]:
     lines = path.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
@@ -66,10 +70,6 @@ def read_pages(path: Path) -> list[str]:
     """The text of each page as Docent indexes it: its blocks, joined."""
     with open_document(path, max_unpacked=MAX_UNPACKED) as document:
         return ["\n".join(text for text, _heading in page.blocks) for page in document.pages()]
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def pages_with(quote: str, pages: list[str]) -> list[int]:
@@ -133,24 +133,22 @@ def check_question(number: int, qa: dict[str, Any], pages: list[str]) -> list[st
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
-        return 2
-    cache = Path(argv[1])
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    parser.add_argument("--mirror", metavar="URL", help="as `docent eval --mirror`")
+    arguments = parser.parse_args(argv[1:])
+    folder = set_folder(Paths.from_environment().cache_dir, HERE / SOURCES)
+    try:
+        sources = load_sources(HERE / SOURCES)
+        paths = asyncio.run(fetch_documents(sources, folder, mirror=arguments.mirror, report=print))
+    except EvalSetError as error:
+        print(f"FAIL {error}")
+        return 1
     problems: list[str] = []
     texts: dict[str, list[str]] = {}
-    for source in load_sources():
-        path = cache / source["name"]
-        if not path.is_file():
-            problems.append(f"{source['name']}: not in {cache} (run fetch.py first)")
-            continue
-        if (digest := sha256(path)) != source["sha256"]:
-            problems.append(f"{source['name']}: sha256 {digest} is not the one recorded")
-        texts[source["name"]] = pages = read_pages(path)
-        if len(pages) != source["pages"]:
-            problems.append(
-                f"{source['name']}: {len(pages)} pages, sources.toml says {source['pages']}"
-            )
+    for source, path in zip(sources, paths, strict=True):
+        texts[source.name] = pages = read_pages(path)
+        if len(pages) != source.pages:
+            problems.append(f"{source.name}: {len(pages)} pages, {SOURCES} says {source.pages}")
     questions = load_questions()
     for number, qa in enumerate(questions, start=1):
         if (pages := texts.get(qa.get("document", ""))) is None:
