@@ -26,10 +26,11 @@ from app.embeddings import E5Embedder, Embedder
 from app.index import Library
 from app.intake import Intake
 from app.llm.chat_model import LocalChatModel
+from app.llm.speed import check_speed, switch_due
 from app.paths import Paths
 from app.routing import AutoPolicy
 from app.secrets import SecretStore
-from app.settings import CloudSettings, Settings
+from app.settings import CloudSettings, Settings, SpeedCheck
 
 if TYPE_CHECKING:
     from app.cloud.routes import CloudRoutes
@@ -134,6 +135,28 @@ class Docent:
         await self.apply_settings(self._settings.model_copy(update={"local": local}))
         await asyncio.to_thread(self._settings.save, self.paths.settings_file)
 
+    async def check_speed(self) -> SpeedCheck:
+        """Time the bundled chat model on this computer and choose the default chat model from
+        its speed (app/llm/speed.py); both are saved."""
+        check = await check_speed(self.catalog, self.paths.models_dir, self._settings)
+        self._settings = self._settings.model_copy(update={"speed_check": check})
+        await asyncio.to_thread(self._settings.save, self.paths.settings_file)
+        return check
+
+    async def follow_speed_check(self, progress: Progress | None = None) -> bool:
+        """Switch to the model the speed check chose, if a switch is due and its packages are
+        installed: its parts are joined first (seconds to a minute, off the loop) while the
+        bundled model keeps answering. True once switched."""
+        check = self._settings.speed_check
+        if check is None or not switch_due(check, self._settings.local.chat_model):
+            return False
+        model = self.catalog.get(check.chosen)
+        if not model.installed:
+            return False
+        await asyncio.to_thread(ensure_model, model, self.paths.models_dir, progress)
+        await self.use_chat_model(model.name)
+        return True
+
     async def render_page(
         self, path: Path, page: int, zoom: float = 1.5, passage: str = ""
     ) -> RenderedPage:
@@ -146,6 +169,13 @@ class Docent:
             self._settings.cloud,
             self._settings.secrets,
         )
+        check = settings.speed_check
+        if check and check.pending and settings.local.chat_model != self._settings.local.chat_model:
+            # A chat model chosen after the speed check (the user's, or the one it called for)
+            # ends its pending switch: the user's choice always wins.
+            settings = settings.model_copy(
+                update={"speed_check": check.model_copy(update={"pending": False})}
+            )
         self._settings = settings
         self.reader.limits = ReadLimits.from_settings(settings.library)
         self.budget.monthly_usd = settings.routing.monthly_budget_usd

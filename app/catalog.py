@@ -50,6 +50,14 @@ class ModelPart:
 
 
 @dataclass(frozen=True, slots=True)
+class Speed:
+    """Tokens per second reading a prompt (prefill) and writing an answer (decode)."""
+
+    prefill_tok_s: float
+    decode_tok_s: float
+
+
+@dataclass(frozen=True, slots=True)
 class CatalogModel:
     name: str
     title: str
@@ -65,6 +73,8 @@ class CatalogModel:
     extra: str | None = None  # the pip extra that installs an optional model's packages
     url: str | None = None  # where a downloadable model's file comes from
     ram_gb: float | None = None  # memory needed to run it with Docent's default context
+    # Docent's speed probe on the reference machine: only the ratios between models are used.
+    reference_speed: Speed | None = None
 
     @property
     def downloadable(self) -> bool:
@@ -105,6 +115,9 @@ class Catalog:
                     extra=entry.get("extra"),
                     url=entry.get("url"),
                     ram_gb=entry.get("ram_gb"),
+                    reference_speed=Speed(**entry["reference_speed"])
+                    if "reference_speed" in entry
+                    else None,
                 )
                 for entry in entries
             )

@@ -7,6 +7,7 @@ the key field. No error ever repeats a value it was given (it may be a key).
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from pathlib import Path
@@ -290,6 +291,26 @@ class SecretSettings(_Section):
     )
 
 
+class SpeedCheck(_Section):
+    """This computer's measured speed with the bundled chat model, and the chat model chosen
+    from it (app/llm/speed.py): measured at first run, or again from Settings."""
+
+    measured_on: datetime.date = Field(description="When it was measured.")
+    model: str = Field(description="The model timed: the bundled one.")
+    prefill_tok_s: float = Field(gt=0, description="Prompt tokens read per second.")
+    decode_tok_s: float = Field(gt=0, description="Answer tokens written per second.")
+    candidate: str = Field(description="The larger model considered.")
+    prompt_tokens: int = Field(gt=0, description="A typical question's prompt, in tokens.")
+    predicted_ttft_s: float = Field(gt=0, description="The candidate's predicted wait.")
+    predicted_decode_tok_s: float = Field(gt=0, description="The candidate's predicted rate.")
+    chosen: str = Field(description="The chat model the speeds call for.")
+    pending: bool = Field(
+        False,
+        description="Docent switches to the chosen model once it is ready, unless a chat "
+        "model is chosen before (the user's choice wins).",
+    )
+
+
 class Settings(_Section):
     version: int = SETTINGS_VERSION
     local: LocalModelSettings = Field(default_factory=LocalModelSettings)
@@ -302,6 +323,7 @@ class Settings(_Section):
     embedding_model: str = Field(
         "multilingual-e5-small", description="Embedding model name from the catalog."
     )
+    speed_check: SpeedCheck | None = None
 
     @classmethod
     def load(cls, path: Path) -> Settings:

@@ -1,5 +1,6 @@
-"""The first-run screen: what Docent does, the model it comes with, where its files live and how to
-add a cloud provider. Shown once, beside the window (never modal); Skip or Start both close it."""
+"""The first-run screen: what Docent does, the model it comes with, how fast this computer runs
+it (and so which local model answers), where its files live and how to add a cloud provider.
+Shown once, beside the window (never modal); Skip or Start both close it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.bootstrap import Docent
+from app.llm.speed import describe
+from ui.plain import plain_label
 
 
 def welcome_text(docent: Docent) -> str:
@@ -36,6 +39,14 @@ computer and what it may take along.</p>
 """
 
 
+def speed_text(docent: Docent) -> str:
+    """The speed check's measurement and choice, for the first-run screen and Settings."""
+    check = docent.settings.speed_check
+    if check is None:
+        return "Not measured yet."
+    return describe(check, docent.catalog, docent.settings.local.chat_model)
+
+
 class FirstRunDialog(QDialog):
     """Signals: settings_requested() — "Add a cloud provider…" was clicked."""
 
@@ -48,6 +59,12 @@ class FirstRunDialog(QDialog):
         self.text.setWordWrap(True)
         self.text.setTextFormat(Qt.TextFormat.RichText)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Filled in by the window once the speed check has run (after the guide is indexed).
+        self.speed = plain_label(
+            "Measuring how fast this computer runs the local model (a few seconds)…"
+        )
+        self.speed.setWordWrap(True)
+        self.speed.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         buttons = QDialogButtonBox()
         self.cloud_button = QPushButton("Add a cloud provider…")
         self.skip_button = buttons.addButton("Skip", QDialogButtonBox.ButtonRole.RejectRole)
@@ -59,6 +76,8 @@ class FirstRunDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(self.text)
+        layout.addWidget(QLabel("<b>This computer and the local model</b>"))
+        layout.addWidget(self.speed)
         layout.addStretch()  # the text reads from the top; spare height goes above the buttons
         layout.addWidget(buttons)
-        self.resize(640, 560)
+        self.resize(640, 640)

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from app.answering import Failed, Finished, Source, Token
 from app.bootstrap import Docent
 from app.cloud.health import Health, HealthState
+from app.errors import DocentError
 from app.index import EmbeddingProgress
 from app.intake import (
     BatchFailed,
@@ -53,7 +54,7 @@ from app.watch import FolderWatch
 from ui.background import Background
 from ui.conversation import ConversationPanel
 from ui.documents_panel import DocumentsPanel
-from ui.first_run import FirstRunDialog
+from ui.first_run import FirstRunDialog, speed_text
 from ui.mcp_serving import McpServing
 from ui.page_preview import PagePreview
 from ui.plain import plain_label, plain_tooltip
@@ -126,6 +127,7 @@ class MainWindow(QMainWindow):
         self.benchmark: BenchmarkWindow | None = None
         self.model_notice: QMessageBox | None = None
         self.welcome: FirstRunDialog | None = None
+        self.checking_speed: asyncio.Task[None] | None = None  # or switching after the check
         self.question = QuestionBox()
         self.question.submitted.connect(self.ask)
         self.stop_button = QPushButton("Stop")
@@ -259,10 +261,13 @@ class MainWindow(QMainWindow):
         if not self.state.first_run_done:
             self.state.first_run_done = True
             self.save_state()
+            guide = resources.files("resources").joinpath("sample/welcome-to-docent.md")
+            indexing = self.add_paths([Path(str(guide))])
             if welcome:
                 self.show_welcome()
-            guide = resources.files("resources").joinpath("sample/welcome-to-docent.md")
-            self.add_paths([Path(str(guide))])
+                self.checking_speed = self.background.run(self._check_speed(indexing))
+        else:
+            self.checking_speed = self.background.run(self._follow_speed_check())
 
     def show_welcome(self) -> FirstRunDialog:
         self.welcome = FirstRunDialog(self.docent, self)
@@ -271,6 +276,37 @@ class MainWindow(QMainWindow):
         )
         self.welcome.show()  # not modal: the window works behind it
         return self.welcome
+
+    async def _check_speed(self, indexing: asyncio.Task[None]) -> None:
+        """First run: time the bundled model once the guide is indexed (its embedding would
+        share the cores), say in the first-run screen what that means, and follow it."""
+        assert self.welcome is not None
+        await indexing
+        try:
+            await self.docent.check_speed()
+        except DocentError as error:
+            self.welcome.speed.setText(f"Docent could not measure this computer's speed: {error}")
+            return
+        self.welcome.speed.setText(speed_text(self.docent))
+        await self._follow_speed_check()
+
+    async def _follow_speed_check(self, settings: SettingsDialog | None = None) -> None:
+        """Switch to the model the speed check chose, once it is prepared (the bundled model
+        answers meanwhile); nothing when no switch is due. An open Settings dialog is told, so
+        its OK does not switch back."""
+        loop = asyncio.get_running_loop()
+
+        def progress(done: int, total: int) -> None:  # on the thread that joins the model
+            text = f"Preparing the local model the speed check chose: {done * 100 // total}%…"
+            loop.call_soon_threadsafe(self.statusBar().showMessage, text)
+
+        if await self.docent.follow_speed_check(progress):
+            self._model_switched(self.docent.settings.local.chat_model)
+            if self.welcome is not None:
+                self.welcome.speed.setText(speed_text(self.docent))
+            if settings is not None:
+                settings.model.setText(self.docent.settings.local.chat_model)
+                settings.speed.setText(speed_text(self.docent))
 
     def save_state(self) -> None:
         self.state.set_geometry(bytes(self.saveGeometry().data()))
@@ -412,6 +448,9 @@ class MainWindow(QMainWindow):
         dialog.applied.connect(self._show_cloud_state)
         dialog.applied.connect(self.watch_folders)
         dialog.applied.connect(lambda: self.background.run(self.serving.apply()))
+        dialog.speed_checked.connect(
+            lambda: self.background.run(self._follow_speed_check(dialog))  # a switch it calls for
+        )
         dialog.models_requested.connect(
             lambda: self.open_models().switched.connect(
                 dialog.model.setText, Qt.ConnectionType.UniqueConnection

@@ -9,7 +9,7 @@ import importlib
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -31,11 +31,13 @@ from PySide6.QtWidgets import (
 
 from app.bootstrap import Docent
 from app.catalog import ModelError
+from app.errors import DocentError
 from app.llm.chat_model import chat_model_config
 from app.secrets import SecretStore, SecretStoreError, provider_key, server_key
 from app.settings import McpServerSettings, ProviderSettings, RoutingSettings, Settings
 from ui.background import Background
 from ui.cloud_settings import PROVIDER_FIELDS, SERVER_FIELDS, Entry, EntryList
+from ui.first_run import speed_text
 from ui.mcp_serving import ServingPage
 from ui.plain import plain_label
 from ui.theme import error_style
@@ -60,10 +62,12 @@ _LIMITS = (
 
 class SettingsDialog(QDialog):
     """Signals: applied() — after valid settings were saved and applied; models_requested() —
-    the Models… button (the window owns the one model manager)."""
+    the Models… button (the window owns the one model manager); speed_checked() — after "Measure
+    again" measured this computer's speed and saved the choice made from it."""
 
     applied = Signal()
     models_requested = Signal()
+    speed_checked = Signal()
 
     def __init__(self, docent: Docent, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -84,6 +88,19 @@ class SettingsDialog(QDialog):
         form = QFormLayout()
         form.addRow("Chat model (catalog name or GGUF file)", model_row)
         form.addRow("", self._error_label("local.chat_model"))
+        self.speed = plain_label(speed_text(docent))
+        self.speed.setWordWrap(True)
+        self.measure_button = QPushButton("Measure again")
+        self.measure_button.setToolTip(
+            "Time the bundled model on this computer (a few seconds) and choose the default "
+            "chat model from its speed; a model you chose yourself is kept"
+        )
+        self.measure_button.clicked.connect(self.measure_speed)
+        self.measuring: asyncio.Task[None] | None = None
+        speed_column = QVBoxLayout()
+        speed_column.addWidget(self.speed)
+        speed_column.addWidget(self.measure_button, alignment=Qt.AlignmentFlag.AlignLeft)
+        form.addRow("This computer's speed", speed_column)
         self.numbers: dict[str, QSpinBox] = {}
         self._number_rows(form, _NUMBERS)
         local_page = QWidget()
@@ -119,6 +136,26 @@ class SettingsDialog(QDialog):
         layout.addWidget(buttons)
         self.applying: asyncio.Task[bool] | None = None
         self.loading = self.background.run(self._load_keys())
+
+    def measure_speed(self) -> asyncio.Task[None] | None:
+        if self.measuring is not None:
+            return None
+        self.measure_button.setEnabled(False)
+        self.speed.setText("Measuring (a few seconds)…")
+        self.measuring = self.background.run(self._measure_speed())
+        return self.measuring
+
+    async def _measure_speed(self) -> None:
+        try:
+            await self.docent.check_speed()
+        except DocentError as error:
+            self.speed.setText(f"Docent could not measure this computer's speed: {error}")
+        else:
+            self.speed.setText(speed_text(self.docent))
+            self.speed_checked.emit()
+        finally:
+            self.measure_button.setEnabled(True)
+            self.measuring = None
 
     def _number_rows(
         self, form: QFormLayout, numbers: tuple[tuple[str, str, str, int, int], ...]
