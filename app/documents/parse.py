@@ -138,7 +138,11 @@ class ParsedDocument:
                 for block in blocks_read
                 if block[6] == 0 and (text := block[4].strip())  # 0: a text block
             ]
-            starts = _section_starts(texts, toc_titles.get(number, []))
+            if self.format is Format.TEXT and not toc_titles:
+                starts = _adorned_titles(texts)
+                texts = [starts.get(position, text) for position, text in enumerate(texts)]
+            else:
+                starts = _section_starts(texts, toc_titles.get(number, []))
             if unspotted := [t for t in toc_titles.get(number, []) if t not in starts.values()]:
                 heading = unspotted[-1]  # its title is not in the text: the page starts it
             blocks: list[tuple[str, str | None]] = []
@@ -399,6 +403,28 @@ def _normalise(text: str) -> str:
 _NUMBERING = re.compile(
     r"^\s*(?:\d+(?:\.\d+)*\s+|(?:\d+(?:\.\d+)*|[IVXivx]+)[.):]\s*|[一二三四五六七八九十]+[、.]\s*)"
 )
+
+
+# A plain-text section title (reStructuredText, Setext): a line underlined, and maybe overlined,
+# with one punctuation character repeated. Changelogs and Sphinx sources carry their structure
+# (a release's version, a section's name) only this way.
+_ADORNMENT = re.compile(r"^([=\-~^+*#\"'`:.<>_])\1{2,}$")
+# `0.54.0`_ , `text <url>`_ and ``literal``: the words, not the markup.
+_RST_MARKUP = re.compile(r"`([^`<]+?)\s*(?:<[^>]*>)?`_{1,2}|``([^`]+)``")
+
+
+def _adorned_titles(texts: list[str]) -> dict[int, str]:
+    """Which text blocks are adorned section titles, and the title's words."""
+    titles: dict[int, str] = {}
+    for position, text in enumerate(texts):
+        lines = [line.strip() for line in text.split("\n")]
+        if len(lines) == 3 and _ADORNMENT.match(lines[0]):
+            lines = lines[1:]  # an overline
+        if len(lines) == 2 and lines[0] and not _ADORNMENT.match(lines[0]):
+            if _ADORNMENT.match(lines[1]):
+                title = _RST_MARKUP.sub(lambda m: m.group(1) or m.group(2), lines[0])
+                titles[position] = _normalise(title)
+    return titles
 
 
 def _section_starts(texts: list[str], titles: list[str]) -> dict[int, str]:

@@ -1,6 +1,8 @@
+from pathlib import Path
+
 from app.cjk import estimate_tokens
 from app.documents.chunking import MAX_TOKENS, chunk_pages, split_long, unwrap
-from app.documents.parse import PageText
+from app.documents.parse import PageText, open_document
 
 
 def page(number: int, *blocks: tuple[str, str | None], label: str | None = None) -> PageText:
@@ -61,3 +63,23 @@ def test_a_short_heading_block_stays_with_its_paragraph() -> None:
 def test_empty_pages_yield_no_chunks_but_keep_ordinals_dense() -> None:
     chunks = list(chunk_pages([page(1, ("One.", None)), page(2), page(3, ("Three.", None))]))
     assert [(c.ordinal, c.page) for c in chunks] == [(0, 1), (1, 3)]
+
+
+def test_plain_text_section_titles_become_headings(tmp_path: Path) -> None:
+    """reStructuredText and Setext titles: a changelog's versions are its only structure."""
+    changelog = tmp_path / "CHANGES.rst"
+    changelog.write_text(
+        "=========\nChangelog\n=========\n\n`0.54.0`_ (2025-03-30)\n+++++++++++++++++++\n\n"
+        "* New Style.GWOYEU.\n\n0.53.0\n------\n\n* Pyinstaller support.\n\n"
+        "Plain prose with a --- rule inside stays prose.\n",
+        encoding="utf-8",
+    )
+    with open_document(changelog) as document:
+        chunks = list(chunk_pages(document.pages()))
+    assert [(c.heading, c.text.splitlines()[0]) for c in chunks] == [
+        ("Changelog", "Changelog"),
+        ("0.54.0 (2025-03-30)", "0.54.0 (2025-03-30)"),
+        ("0.53.0", "0.53.0"),
+    ]
+    assert "Style.GWOYEU" in chunks[1].text
+    assert chunks[2].text.endswith("Plain prose with a --- rule inside stays prose.")
