@@ -41,6 +41,9 @@ class Citable(Protocol):
     @property
     def text(self) -> str: ...
 
+    @property
+    def heading(self) -> str | None: ...
+
 
 @dataclass(frozen=True, slots=True)
 class Attribution:
@@ -55,7 +58,11 @@ class CitationTracker:
 
     def __init__(self, sources: Sequence[Citable], question: str = "") -> None:
         self._numbers = {source.number for source in sources}
-        self._terms = {source.number: set(keyword_terms_all(source.text)) for source in sources}
+        # A source's section heading is its evidence too: a changelog entry's version is there.
+        self._terms = {
+            source.number: set(keyword_terms_all(f"{source.heading or ''}\n{source.text}"))
+            for source in sources
+        }
         # Words of the question echoed in the answer say nothing about where the answer came from.
         self._question_terms = set(keyword_terms_all(question))
         self._text = ""

@@ -14,6 +14,7 @@ from functools import cache
 from importlib import resources
 
 from app.answering.cache import AnswerCache, CachedAnswer, CacheKey, cache_key
+from app.answering.calculation import CALCULATION_PROMPT, MAX_CALCULATION_TOKENS, calculate
 from app.answering.citations import Attribution, CitationTracker
 from app.answering.events import (
     AnswerEvent,
@@ -27,6 +28,7 @@ from app.answering.events import (
     Token,
     Waiting,
 )
+from app.answering.extraction import extract, value_kind
 from app.answering.metrics import AnswerMetrics
 from app.cjk import estimate_tokens
 from app.index import HistoryRecord, Library, Passage
@@ -41,7 +43,14 @@ from app.llm.engine import (
     StatusReported,
     TokenGenerated,
 )
-from app.routing import NO_CLOUD, Route, RouteDecision, RoutePolicy, RouteUnavailable
+from app.routing import (
+    NO_CLOUD,
+    QuestionFeatures,
+    Route,
+    RouteDecision,
+    RoutePolicy,
+    RouteUnavailable,
+)
 from app.settings import Settings
 
 
@@ -56,21 +65,31 @@ def system_prompt() -> str:
 
 
 def build_messages(
-    system: str, question: str, sources: Sequence[Source], *, names: bool = True
+    system: str,
+    question: str,
+    sources: Sequence[Source],
+    *,
+    names: bool = True,
+    hint: str | None = None,
 ) -> list[Message]:
     """Numbered sources, then the question. The system message never varies (KV cache reuse).
 
-    Source headers stay short (file and printed page): with the heading and physical page in
-    them too, the bundled 0.5B model answered 8 of 10 evaluation questions instead of 9.
-    `names=False` (privacy: excerpts only) leaves out file names and pages.
+    A source's header names its section when its text does not start with it: a changelog
+    entry's version, a manual's chapter is often only there. `names=False` (privacy: excerpts
+    only) leaves out file names, pages and headings.
     """
-    blocks = [
-        (f"[{s.number}] {s.document}, page {s.page_label}" if names else f"[{s.number}]")
-        + f"\n{s.text}"
-        for s in sources
-    ]
+    blocks = [f"{_source_header(s) if names else f'[{s.number}]'}\n{s.text}" for s in sources]
     user = "Sources:\n\n" + "\n\n".join(blocks) + f"\n\nQuestion: {question}"
+    if hint is not None:  # what the calculation or extraction step found
+        user += f"\n\n{hint}"
     return [Message("system", system), Message("user", user)]
+
+
+def _source_header(source: Source) -> str:
+    header = f"[{source.number}] {source.document}, page {source.page_label}"
+    if source.heading and not source.text.startswith(source.heading):
+        header += f" — {source.heading}"
+    return header
 
 
 def choose_sources(passages: Sequence[Passage], budget_tokens: int) -> list[Source]:
@@ -97,6 +116,7 @@ class _Attempt:
     error: str | None = None
     tokens: int = 0
     sent: tuple[Message, ...] | None = None
+    hint: str | None = None  # from the calculation or extraction step
 
 
 # A local draft whose sentences the sources support less than this is escalated (cascade).
@@ -201,6 +221,14 @@ class Answerer:
         yield RouteDecided(decision.route, decision.model, decision.reason)
 
         attempt = _Attempt(decision, CitationTracker(sources, question))
+        if decision.route == "local":
+            features = QuestionFeatures.read(question)
+            if "computation" in features.cues:
+                yield Status("working out the arithmetic")
+                attempt.hint = await self._calculate(question, sources, cancel)
+            elif features.parts == 1 and (kind := value_kind(question)) is not None:
+                found = extract(kind, question, sources)
+                attempt.hint = None if found is None else found.line
         async for event in self._stream(attempt, question, sources, cancel):
             yield event
         if (escalation := self._draft_check(attempt, question)) is not None:
@@ -293,10 +321,13 @@ class Answerer:
             attempt.sent = tuple(messages)
         else:
             engine = self.local
-            # A cascade sends the local draft to the cloud: in excerpts mode the draft is written
-            # from the excerpts alone, so it cannot quote a file name the cloud may not see.
-            names = routing.privacy != "excerpts" or not routing.cascade
-            messages = build_messages(self._system, question, sources, names=names)
+            messages = build_messages(
+                self._system,
+                question,
+                sources,
+                names=self._local_names,
+                hint=attempt.hint,
+            )
         request = GenerationRequest(
             messages,
             max_tokens=self.settings.local.max_tokens,
@@ -325,6 +356,44 @@ class Answerer:
             attempt.error = str(failure)
         for citation in citations(attempt.tracker.finish()):
             yield citation
+
+    @property
+    def _local_names(self) -> bool:
+        # A cascade sends the local draft to the cloud: in excerpts mode the draft is written
+        # from the excerpts alone, so it cannot quote a file name the cloud may not see.
+        routing = self.settings.routing
+        return routing.privacy != "excerpts" or not routing.cascade
+
+    async def _calculate(
+        self, question: str, sources: Sequence[Source], cancel: CancelToken
+    ) -> str | None:
+        """The local model writes the arithmetic; Python computes it (see calculation.py)."""
+        written = await self._ask_local(
+            question, sources, cancel, CALCULATION_PROMPT, MAX_CALCULATION_TOKENS
+        )
+        calculation = calculate(written)
+        return None if calculation is None else calculation.line
+
+    async def _ask_local(
+        self,
+        question: str,
+        sources: Sequence[Source],
+        cancel: CancelToken,
+        instruction: str,
+        max_tokens: int,
+    ) -> str:
+        """A short request before the answer, on the same prompt (its KV cache is reused)."""
+        messages = build_messages(self._system, question, sources, names=self._local_names)
+        messages[-1] = Message("user", f"{messages[-1].content}\n\n{instruction}")
+        request = GenerationRequest(messages, max_tokens, 0.0)
+        written: list[str] = []
+        try:
+            async for event in self.local.stream(request, cancel):
+                if isinstance(event, TokenGenerated):
+                    written.append(event.text)
+        except EngineError:
+            return ""  # the answer itself reports what is wrong with the engine
+        return "".join(written).strip()
 
     async def _replay(
         self,

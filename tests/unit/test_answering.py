@@ -123,7 +123,9 @@ def test_event_order_citations_metrics_and_history(tmp_path: Path) -> None:
     assert history[0]["answer"] == finished.answer
     assert history[0]["status"] == "finished"
     assert engine.requests[0].messages[0].role == "system"
-    assert "[1] report.pdf, page 1\nCustomer invoices" in (engine.requests[0].messages[1].content)
+    assert "[1] report.pdf, page 1 — Retention\nCustomer invoices" in (
+        engine.requests[0].messages[1].content
+    )
 
 
 def test_cancel_ends_with_a_cancelled_finish(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from app.answering.citations import CitationTracker
 class Src:
     number: int
     text: str
+    heading: str | None = None
 
 
 SOURCES = [
@@ -94,3 +95,12 @@ def test_a_sentence_sharing_neither_a_value_nor_enough_words_stays_unsupported()
     tracker = CitationTracker(MANUAL, "Who processes uploads?")
     assert stream(tracker, ["Based on the sources, the moon is made of green cheese."]) == []
     assert tracker.grounded_share == 0.0
+
+
+def test_a_value_stated_only_in_a_sources_heading_cites_that_source() -> None:
+    changelog = [
+        Src(1, "* New: Style.GWOYEU supports Gwoyeu Romatzyh.", "0.54.0 (2025-03-30)"),
+        Src(2, "* New: Style.WADEGILES supports Wade-Giles.", "0.42.0 (2021-05-09)"),
+    ]
+    tracker = CitationTracker(changelog, "Which version added Style.GWOYEU?")
+    assert [n for n, _, _ in stream(tracker, ["Style.GWOYEU was added in 0.54.0."])] == [1]

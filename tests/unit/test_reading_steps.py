@@ -1,0 +1,128 @@
+"""The reading steps: the model writes the arithmetic and Python computes it; a lookup's value is
+the one the sources state beside the question's words."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from app.answering import Finished, Status
+from app.answering.calculation import calculate
+from app.answering.extraction import extract, value_kind
+from app.llm.engine import CancelToken, GenerationEvent, GenerationRequest
+from tests.unit.test_answering import ScriptedEngine, collect, make_answerer
+
+
+@pytest.mark.parametrize(
+    ("written", "expression", "result"),
+    [
+        ("2015 - 1994", "2015 - 1994", "21"),
+        ("`2024-05-29 - 2024-05-20`", "2024-05-29 - 2024-05-20", "9"),  # dates: days
+        ("The years:\n(80 − 60) × 2 =", "(80 - 60) * 2", "40"),  # the first arithmetic line
+        ("30 / 15", "30 / 15", "2"),
+        ("7 / 2", "7 / 2", "3.5"),
+    ],
+)
+def test_arithmetic_over_copied_values_is_computed(
+    written: str, expression: str, result: str
+) -> None:
+    calculation = calculate(written)
+    assert calculation is not None
+    assert (calculation.expression, calculation.result) == (expression, result)
+    assert calculation.line == f"Calculated from the sources: {expression} = {result}"
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "The answer is 21 years.",  # words, not arithmetic
+        "1460",  # a single value: nothing calculated
+        "2024-02-30 - 2024-02-01",  # not a real date
+        "__import__('os').system('id')",
+        "2 ** 1000000",  # no power: a model cannot make Python hang
+        "1 / 0",
+        "",
+    ],
+)
+def test_anything_but_arithmetic_is_refused(written: str) -> None:
+    assert calculate(written) is None
+
+
+class CalculatingEngine(ScriptedEngine):
+    """Writes `arithmetic` when asked for the calculation, then the answer pieces."""
+
+    def __init__(self, arithmetic: str, pieces: list[str]) -> None:
+        super().__init__(pieces)
+        self.arithmetic = arithmetic
+
+    async def stream(
+        self, request: GenerationRequest, cancel: CancelToken
+    ) -> AsyncIterator[GenerationEvent]:
+        if "Write only the arithmetic" in request.messages[-1].content:
+            self.pieces, answer = [self.arithmetic], self.pieces
+            async for event in super().stream(request, cancel):
+                yield event
+            self.pieces = answer
+            return
+        async for event in super().stream(request, cancel):
+            yield event
+
+
+def test_a_computation_question_is_answered_with_the_computed_value_in_front_of_the_model(
+    tmp_path: Path,
+) -> None:
+    engine = CalculatingEngine("7 * 2", ["Fourteen years."])
+    answerer, _ = make_answerer(tmp_path, engine)
+    events = collect(answerer, "How many years in total are two retention periods?")
+    assert any(isinstance(e, Status) for e in events)
+    assert len(engine.requests) == 2
+    assert (
+        engine.requests[1].messages[-1].content.endswith("Calculated from the sources: 7 * 2 = 14")
+    )
+    assert isinstance(events[-1], Finished)
+    assert events[-1].answer == "Fourteen years."
+
+
+def test_a_lookup_gets_no_calculation_and_prose_adds_nothing(tmp_path: Path) -> None:
+    engine = CalculatingEngine("seven years", ["Seven years."])
+    answerer, _ = make_answerer(tmp_path, engine)
+    collect(answerer, "How many years are invoices kept?")
+    assert len(engine.requests) == 2  # "how many": the step ran, and found no arithmetic
+    assert "Calculated" not in engine.requests[1].messages[-1].content
+    engine.requests.clear()
+    collect(answerer, "Who governs the data?")
+    assert len(engine.requests) == 1
+
+
+@dataclass(frozen=True)
+class Passage:
+    text: str
+    heading: str | None = None
+
+
+CHANGELOG = [
+    Passage("2.29.0 (2023-04-26)\n- Requests now defers chunked requests to urllib3.", None),
+    Passage("- Requests has officially dropped support for Python 2.7.", "2.28.0 (2022-06-09)"),
+    Passage("- Fixed parsing of NO_PROXY; see CVE-2021-33503 and CVE-2023-32681.", "2.27.1"),
+    Passage("- REQUESTS_CA_BUNDLE now sets the certificate bundle.", "2.27.0"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "value"),
+    [
+        ("In which release was Python 2.7 dropped?", "version", "2.28.0"),  # from a title
+        ("Which CVE covers the NO_PROXY parsing fix?", "CVE", "CVE-2021-33503"),
+        ("Which variable sets the certificate bundle?", "name", "REQUESTS_CA_BUNDLE"),
+        ("Who maintains Requests?", None, None),
+    ],
+)
+def test_the_value_asked_for_is_the_one_beside_the_questions_words(
+    question: str, kind: str | None, value: str | None
+) -> None:
+    assert value_kind(question) == kind
+    found = extract(kind, question, CHANGELOG) if kind else None
+    assert (found.value if found else None) == value
