@@ -25,7 +25,14 @@ from app.answering import (
 )
 from app.answering.metrics import describe_cost
 from app.bench.eval_set import SOURCES, fetch_documents, load_sources, set_folder
-from app.bench.evaluation import MODES, breakdown, evaluate, load_questions, table
+from app.bench.evaluation import (
+    MODES,
+    breakdown,
+    evaluate,
+    load_questions,
+    router_table,
+    table,
+)
 from app.bootstrap import Docent
 from app.catalog import ensure_model
 from app.errors import DocentError
@@ -404,6 +411,7 @@ async def _eval(docent: Docent, arguments: argparse.Namespace) -> int:
     print(f"{len(questions)} questions from {qa_path}\n")
     print(printable(table(rows)))
     print("\n" + printable(breakdown(rows)))
+    print("\n" + printable(router_table(rows)))
     for row in rows:
         for failure in row["failures"]:
             print(f"{row['mode']}: failed: {printable(failure)}", file=sys.stderr)

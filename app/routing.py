@@ -144,15 +144,24 @@ class RetrievalConfidence:
         )
 
 
-# Thresholds, set on the shipped QA set (`docent eval`); multilingual-e5 cosines of a relevant
-# passage sit around 0.85-0.9, of an unrelated one around 0.75-0.8.
-WEAK_SIMILARITY = 0.82
-AMBIGUOUS_MARGIN = 0.005
-LONG_QUESTION_TOKENS = 40
-ESCALATE_AT = 2  # hardness points
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """When a question counts as hard for the local model. The defaults are fitted by `docent
+    eval` (its router table) on the manuals set's tune split; multilingual-e5 cosines of a
+    relevant passage sit around 0.85-0.9, of an unrelated one around 0.75-0.8."""
+
+    weak_similarity: float = 0.82
+    ambiguous_margin: float = 0.005
+    long_question_tokens: int = 40
+    escalate_at: int = 2  # hardness points
+
+    def escalates(self, reasons: Sequence[str]) -> bool:
+        return len(reasons) >= self.escalate_at
 
 
-def hardness(question: QuestionFeatures, evidence: RetrievalConfidence) -> list[str]:
+def hardness(
+    question: QuestionFeatures, evidence: RetrievalConfidence, thresholds: Thresholds = Thresholds()
+) -> list[str]:
     """Why a question is hard for a small local model, most telling reasons first."""
     reasons: list[str] = []
     if question.parts > 1:
@@ -166,11 +175,12 @@ def hardness(question: QuestionFeatures, evidence: RetrievalConfidence) -> list[
         }[cue]
         for cue in sorted(question.cues)
     ]
-    if question.tokens > LONG_QUESTION_TOKENS:
+    if question.tokens > thresholds.long_question_tokens:
         reasons.append(f"long question ({question.tokens} tokens)")
-    if evidence.top_similarity is not None and evidence.top_similarity < WEAK_SIMILARITY:
-        reasons.append(f"weak evidence (best match {evidence.top_similarity:.2f})")
-    elif evidence.margin is not None and evidence.margin < AMBIGUOUS_MARGIN:
+    similarity, margin = evidence.top_similarity, evidence.margin
+    if similarity is not None and similarity < thresholds.weak_similarity:
+        reasons.append(f"weak evidence (best match {similarity:.2f})")
+    elif margin is not None and margin < thresholds.ambiguous_margin:
         reasons.append("ambiguous evidence (top passages tie)")
     if evidence.documents >= 3:
         reasons.append(f"evidence spans {evidence.documents} documents")
@@ -196,6 +206,7 @@ class AutoPolicy:
     local_model: str
     cloud: Callable[[], Sequence[CloudModel]]
     budget_left_usd: Callable[[], float]
+    thresholds: Thresholds = Thresholds()
 
     def decide(
         self, question: str, passages: Sequence[Passage], requested: Route | None = None
@@ -229,8 +240,8 @@ class AutoPolicy:
         if forced:
             why = "you asked for the cloud" if requested else "routing mode: cloud only"
             return RouteDecision("cloud", chosen.model, why)
-        reasons = hardness(features, RetrievalConfidence.read(passages))
-        if len(reasons) >= ESCALATE_AT:
+        reasons = hardness(features, RetrievalConfidence.read(passages), self.thresholds)
+        if self.thresholds.escalates(reasons):
             return RouteDecision("cloud", chosen.model, "; ".join(reasons[:3]))
         evidence = "; ".join(reasons) or "strong evidence"
         return self._local(f"simple question ({evidence})")

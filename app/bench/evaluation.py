@@ -1,7 +1,8 @@
 """`docent eval QA.jsonl`: does the router pay? The same questions through local only, cloud
 only and auto, in one table: accuracy, citation page hit rate, share answered locally, total
 cost, median time to first token and retrieval recall (an evidence page among the passages
-given to the model); then the same per kind, language and split.
+given to the model); then the same per kind, language and split; then the router's confusion
+matrix on the local-only answers (would it have escalated the ones the local model got wrong?).
 
 A QA line: {"question", "answers": [alternative, …], "document": file name, "pages": [n, …]},
 optionally "kind" (lookup | combine), "lang", "split" (tune | holdout: what tuning may not look
@@ -11,6 +12,7 @@ that must all appear (case-insensitive).
 
 from __future__ import annotations
 
+import functools
 import json
 import statistics
 from collections.abc import Sequence
@@ -20,7 +22,7 @@ from typing import Any
 
 from app.answering import Answerer, Failed, Finished, Source, SourcesFound
 from app.errors import DocentError
-from app.routing import Route
+from app.routing import QuestionFeatures, RetrievalConfidence, Route, Thresholds, hardness
 
 MODES: dict[str, Route | None] = {"local only": "local", "cloud only": "cloud", "auto": None}
 
@@ -122,6 +124,9 @@ async def evaluate(
         result = ModeResult(mode)
         for qa in questions:
             given: tuple[Source, ...] = ()
+            # What the router reads, for its table: the same search the answer makes.
+            passages = await answerer.library.search(qa.question, answerer.settings.retrieval.top_k)
+            evidence = RetrievalConfidence.read(passages)
             async for event in answerer.answer(qa.question, route=MODES[mode]):
                 if isinstance(event, SourcesFound):
                     given = event.sources
@@ -149,6 +154,9 @@ async def evaluate(
                             "kind": qa.kind,
                             "lang": qa.lang,
                             "split": qa.split,
+                            "similarity": evidence.top_similarity,
+                            "margin": evidence.margin,
+                            "documents": evidence.documents,
                             "answer": event.answer,
                         }
                     )
@@ -196,4 +204,87 @@ def breakdown(rows: Sequence[dict[str, Any]]) -> str:
                     f"{sum(a['retrieved'] for a in answers) / count:.0%} | "
                     f"{sum(a['cited'] for a in answers) / count:.0%} |"
                 )
+    return "\n".join(lines)
+
+
+# --- the router against what the local model really got right ------------------------------
+
+
+def would_escalate(answer: dict[str, Any], thresholds: Thresholds) -> bool:
+    """The auto router's call on an evaluated question, had a cloud route been up."""
+    evidence = RetrievalConfidence(
+        answer["similarity"], answer["margin"], False, answer["documents"]
+    )
+    return thresholds.escalates(hardness(_features(answer["question"]), evidence, thresholds))
+
+
+@functools.cache  # the fit reads every question thousands of times
+def _features(question: str) -> QuestionFeatures:
+    return QuestionFeatures.read(question)
+
+
+def confusion(answers: Sequence[dict[str, Any]], thresholds: Thresholds) -> dict[str, int]:
+    """Kept local and right / kept local and wrong / escalated, of local-only answers."""
+    cells = {"kept_right": 0, "kept_wrong": 0, "escalated_right": 0, "escalated_wrong": 0}
+    for answer in answers:
+        kept = "escalated" if would_escalate(answer, thresholds) else "kept"
+        cells[f"{kept}_{'right' if answer['correct'] else 'wrong'}"] += 1
+    return cells
+
+
+def routed_right(cells: dict[str, int]) -> float:
+    """The share of questions sent where they belong: right ones kept, wrong ones escalated."""
+    total = sum(cells.values())
+    return (cells["kept_right"] + cells["escalated_wrong"]) / total if total else 0.0
+
+
+def fit_thresholds(answers: Sequence[dict[str, Any]]) -> Thresholds:
+    """The thresholds that route the most questions right; on a tie, the fewer escalations
+    (each costs money and sends text out)."""
+    similarities = sorted({a["similarity"] for a in answers if a["similarity"] is not None})
+    best: tuple[float, int] | None = None
+    fitted = Thresholds()
+    for weak in [0.0, *similarities]:
+        for margin in (0.0, 0.005, 0.01, 0.02):
+            for long_tokens in (30, 40, 60):
+                for escalate_at in (1, 2, 3):
+                    candidate = Thresholds(weak, margin, long_tokens, escalate_at)
+                    cells = confusion(answers, candidate)
+                    score = (
+                        routed_right(cells),
+                        -(cells["escalated_right"] + cells["escalated_wrong"]),
+                    )
+                    if best is None or score > best:
+                        best, fitted = score, candidate
+    return fitted
+
+
+def router_table(rows: Sequence[dict[str, Any]]) -> str:
+    """The router's confusion matrix on the local-only answers: with the shipped thresholds,
+    and with thresholds fitted on the tune split (checked on the held-out one)."""
+    local = next((row for row in rows if row["mode"] == "local only"), None)
+    if local is None:
+        return "(the router table needs the local only mode)"
+    by_split: dict[str, list[dict[str, Any]]] = {}
+    for answer in local["answers"]:
+        by_split.setdefault(answer["split"], []).append(answer)
+    fitted = fit_thresholds(by_split.get("tune", local["answers"]))
+    lines = [
+        "| thresholds | split | kept local, right | kept local, wrong | escalated, local "
+        "was right | escalated, local was wrong | routed right |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, thresholds in (("shipped", Thresholds()), ("fitted on tune", fitted)):
+        label = (
+            f"{name}: weak < {thresholds.weak_similarity:.3f}, tie < "
+            f"{thresholds.ambiguous_margin}, long > {thresholds.long_question_tokens} tokens, "
+            f"escalate at {thresholds.escalate_at}"
+        )
+        for split, answers in sorted(by_split.items()):
+            cells = confusion(answers, thresholds)
+            lines.append(
+                f"| {label} | {split} | {cells['kept_right']} | {cells['kept_wrong']} | "
+                f"{cells['escalated_right']} | {cells['escalated_wrong']} | "
+                f"{routed_right(cells):.0%} |"
+            )
     return "\n".join(lines)

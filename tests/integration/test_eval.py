@@ -31,11 +31,13 @@ def test_eval_prints_one_row_per_mode_from_real_answers(
 
     result = docent("eval", str(qa), "--documents", str(sample), "--json", str(out))
     assert result.returncode == 0, result.stderr
-    summary, groups = result.stdout.split("\n\n")[1:3]  # after the question count
+    summary, groups, router = result.stdout.split("\n\n")[1:4]  # after the question count
     header, _, *rows = summary.splitlines()
     assert header.startswith("| mode | accuracy | citation page hits | answered locally |")
     assert [row.split(" | ")[0] for row in rows] == ["| local only", "| cloud only", "| auto"]
     assert "| local only | kind combine | 2 | " in groups  # the breakdown by kind, lang, split
+    assert router.startswith("| thresholds | split | kept local, right | kept local, wrong |")
+    assert "| fitted on tune: " in router
 
     local, cloud, auto = json.loads(out.read_text())
     for row in (local, cloud, auto):

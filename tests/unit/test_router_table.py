@@ -1,0 +1,58 @@
+"""The router's confusion matrix from evaluated answers, and thresholds fitted to them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.bench.evaluation import confusion, fit_thresholds, routed_right, router_table
+from app.routing import Thresholds
+
+
+def answer(question: str, similarity: float, correct: bool, split: str = "tune") -> dict[str, Any]:
+    return {
+        "question": question,
+        "similarity": similarity,
+        "margin": 0.05,
+        "documents": 1,
+        "correct": correct,
+        "split": split,
+    }
+
+
+# The local model is right where retrieval is confident, wrong where it is not: a weak-evidence
+# threshold between 0.84 and 0.86, escalating on that one reason, routes every question right.
+ANSWERS = [
+    answer("Which port does the server use?", 0.91, True),
+    answer("Who maintains the package?", 0.88, True),
+    answer("Which flag disables the cache?", 0.86, True),
+    answer("Which version added the option?", 0.84, False),
+    answer("What is the default timeout?", 0.80, False),
+]
+
+
+def test_the_matrix_counts_each_question_once_in_its_cell() -> None:
+    cells = confusion(ANSWERS, Thresholds(weak_similarity=0.82, escalate_at=1))
+    assert cells == {"kept_right": 3, "kept_wrong": 1, "escalated_right": 0, "escalated_wrong": 1}
+    assert routed_right(cells) == 4 / 5
+
+
+def test_fitted_thresholds_escalate_the_questions_the_local_model_got_wrong() -> None:
+    fitted = fit_thresholds(ANSWERS)
+    assert 0.84 < fitted.weak_similarity <= 0.86
+    assert fitted.escalate_at == 1
+    assert confusion(ANSWERS, fitted) == {
+        "kept_right": 3,
+        "kept_wrong": 0,
+        "escalated_right": 0,
+        "escalated_wrong": 2,
+    }
+
+
+def test_the_table_fits_on_tune_and_reports_the_held_out_split_too() -> None:
+    held_out = [answer("Which license covers the docs?", 0.83, False, "holdout")]
+    row = {"mode": "local only", "answers": [*ANSWERS, *held_out]}
+    table = router_table([row])
+    fitted = [line for line in table.splitlines() if line.startswith("| fitted on tune")]
+    assert [line.split(" | ")[1] for line in fitted] == ["holdout", "tune"]
+    assert fitted[0].endswith("| 0 | 0 | 0 | 1 | 100% |")  # its wrong answer escalated
+    assert router_table([{"mode": "auto", "answers": []}]).startswith("(the router table needs")
