@@ -144,6 +144,9 @@ class RetrievalConfidence:
         )
 
 
+COMPUTATION = "needs a computation"
+
+
 @dataclass(frozen=True, slots=True)
 class Thresholds:
     """When a question counts as hard for the local model. The defaults are fitted by `docent
@@ -154,8 +157,11 @@ class Thresholds:
     ambiguous_margin: float = 0.005
     long_question_tokens: int = 40
     escalate_at: int = 2  # hardness points
+    computation_alone: bool = False  # a computation escalates without a second reason
 
     def escalates(self, reasons: Sequence[str]) -> bool:
+        if self.computation_alone and COMPUTATION in reasons:
+            return True
         return len(reasons) >= self.escalate_at
 
 
@@ -170,7 +176,7 @@ def hardness(
         {
             "comparison": "asks for a comparison",
             "explanation": "asks why / for an explanation",
-            "computation": "needs a computation",
+            "computation": COMPUTATION,
             "code": "is about code",
         }[cue]
         for cue in sorted(question.cues)

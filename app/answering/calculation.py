@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 # The instruction that replaces the answer instruction in the calculation request.
+# No worked example: the 0.5B model copied one ("(80 - 60) * 2") into most of its answers.
 CALCULATION_PROMPT = (
-    "Do not answer yet. Write only the arithmetic that answers the question, on one line, "
-    "using numbers or dates (YYYY-MM-DD) copied from the sources, for example "
-    "`2015 - 1994` or `2024-05-29 - 2024-05-20` or `(80 - 60) * 2`."
+    "Do not answer yet. Write only the arithmetic that answers the question, on one line: the "
+    "numbers or dates (as YYYY-MM-DD) that the sources give, with + - * / between them."
 )
 MAX_CALCULATION_TOKENS = 48
 
@@ -52,11 +52,12 @@ def calculate(written: str) -> Calculation | None:
     """The first line of `written` that is arithmetic with at least one operator, computed;
     None when there is none (the model answered in words, or copied a single value).
 
-    A date minus a date is a number of days."""
+    A date minus a date is a number of days. The result is a magnitude: the questions this step
+    serves ask "how many", and the model often subtracts the other way round."""
     for line in written.translate(_SYMBOLS).splitlines():
-        expression = line.strip().strip("`").strip().rstrip("=").strip()
+        expression = line.split("=")[0].strip().strip("`").strip()  # "2015 - 1994 = 21"
         if (value := _evaluate(expression)) is not None:
-            return Calculation(expression, value)
+            return Calculation(expression, abs(value))
     return None
 
 

@@ -69,8 +69,17 @@ class Extraction:
         return f"The sources give this {self.kind}: {self.value}"
 
 
+# "which port …, and in which release", "what month and year", "分别": more than one value.
+_SEVERAL = re.compile(
+    r"\band\s+(?:in\s+)?(?:\w+\s+){0,2}?(?:which|what|when|who|where|date|year)\b|分别|各自",
+    re.IGNORECASE,
+)
+
+
 def value_kind(question: str) -> str | None:
-    """Which kind of value the question asks for (None: it asks for something else)."""
+    """Which kind of value the question asks for (None: something else, or several values)."""
+    if _SEVERAL.search(question):
+        return None
     for kind, (asks, _) in _KINDS.items():
         if asks.search(question):
             return kind

@@ -13,6 +13,7 @@ that must all appear (case-insensitive).
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import statistics
 from collections.abc import Sequence
@@ -238,30 +239,40 @@ def routed_right(cells: dict[str, int]) -> float:
     return (cells["kept_right"] + cells["escalated_wrong"]) / total if total else 0.0
 
 
+# A wrong answer shown costs this many escalations that were not needed: a cloud answer costs
+# cents, a wrong one the user's trust (and the user may act on it).
+WRONG_ANSWER_COST = 2.0
+
+
+def routing_cost(cells: dict[str, int]) -> float:
+    return WRONG_ANSWER_COST * cells["kept_wrong"] + cells["escalated_right"]
+
+
 def fit_thresholds(answers: Sequence[dict[str, Any]]) -> Thresholds:
-    """The thresholds that route the most questions right; on a tie, the fewer escalations
-    (each costs money and sends text out)."""
+    """The thresholds of least routing cost (wrong answers kept, needless escalations); on a
+    tie, the fewer escalations (each costs money and sends text out)."""
     similarities = sorted({a["similarity"] for a in answers if a["similarity"] is not None})
     best: tuple[float, int] | None = None
     fitted = Thresholds()
     for weak in [0.0, *similarities]:
         for margin in (0.0, 0.005, 0.01, 0.02):
             for long_tokens in (30, 40, 60):
-                for escalate_at in (1, 2, 3):
-                    candidate = Thresholds(weak, margin, long_tokens, escalate_at)
+                for escalate_at, alone in itertools.product((1, 2, 3), (False, True)):
+                    candidate = Thresholds(weak, margin, long_tokens, escalate_at, alone)
                     cells = confusion(answers, candidate)
                     score = (
-                        routed_right(cells),
-                        -(cells["escalated_right"] + cells["escalated_wrong"]),
+                        routing_cost(cells),
+                        cells["escalated_right"] + cells["escalated_wrong"],
                     )
-                    if best is None or score > best:
+                    if best is None or score < best:
                         best, fitted = score, candidate
     return fitted
 
 
 def router_table(rows: Sequence[dict[str, Any]]) -> str:
     """The router's confusion matrix on the local-only answers: with the shipped thresholds,
-    and with thresholds fitted on the tune split (checked on the held-out one)."""
+    and with thresholds fitted on the tune split (checked on the held-out one). Cost: a wrong
+    answer kept counts WRONG_ANSWER_COST, a needless escalation 1."""
     local = next((row for row in rows if row["mode"] == "local only"), None)
     if local is None:
         return "(the router table needs the local only mode)"
@@ -271,20 +282,21 @@ def router_table(rows: Sequence[dict[str, Any]]) -> str:
     fitted = fit_thresholds(by_split.get("tune", local["answers"]))
     lines = [
         "| thresholds | split | kept local, right | kept local, wrong | escalated, local "
-        "was right | escalated, local was wrong | routed right |",
-        "|---|---|---|---|---|---|---|",
+        "was right | escalated, local was wrong | routed right | cost |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name, thresholds in (("shipped", Thresholds()), ("fitted on tune", fitted)):
         label = (
             f"{name}: weak < {thresholds.weak_similarity:.3f}, tie < "
             f"{thresholds.ambiguous_margin}, long > {thresholds.long_question_tokens} tokens, "
             f"escalate at {thresholds.escalate_at}"
+            + (", a computation alone" if thresholds.computation_alone else "")
         )
         for split, answers in sorted(by_split.items()):
             cells = confusion(answers, thresholds)
             lines.append(
                 f"| {label} | {split} | {cells['kept_right']} | {cells['kept_wrong']} | "
                 f"{cells['escalated_right']} | {cells['escalated_wrong']} | "
-                f"{routed_right(cells):.0%} |"
+                f"{routed_right(cells):.0%} | {routing_cost(cells):g} |"
             )
     return "\n".join(lines)

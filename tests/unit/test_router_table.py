@@ -54,5 +54,17 @@ def test_the_table_fits_on_tune_and_reports_the_held_out_split_too() -> None:
     table = router_table([row])
     fitted = [line for line in table.splitlines() if line.startswith("| fitted on tune")]
     assert [line.split(" | ")[1] for line in fitted] == ["holdout", "tune"]
-    assert fitted[0].endswith("| 0 | 0 | 0 | 1 | 100% |")  # its wrong answer escalated
+    assert fitted[0].endswith("| 0 | 0 | 0 | 1 | 100% | 0 |")  # its wrong answer escalated
     assert router_table([{"mode": "auto", "answers": []}]).startswith("(the router table needs")
+
+
+def test_a_wrong_answer_kept_costs_more_than_a_needless_escalation() -> None:
+    # The two computations look alike to the router; escalating both (one needlessly) beats
+    # keeping the wrong one.
+    answers = [
+        answer("How many days did the freeze last?", 0.91, False),
+        answer("How many mirrors carry the package?", 0.91, True),
+        answer("Which port does the server use?", 0.91, True),
+    ]
+    cells = confusion(answers, fit_thresholds(answers))
+    assert cells == {"kept_right": 1, "kept_wrong": 0, "escalated_right": 1, "escalated_wrong": 1}
