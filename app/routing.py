@@ -149,14 +149,17 @@ COMPUTATION = "needs a computation"
 
 @dataclass(frozen=True, slots=True)
 class Thresholds:
-    """When a question counts as hard for the local model. The defaults are fitted by `docent
-    eval` (its router table) on the manuals set's tune split; multilingual-e5 cosines of a
-    relevant passage sit around 0.85-0.9, of an unrelated one around 0.75-0.8."""
+    """When a question counts as hard for the local model. The defaults are the ones `docent
+    eval` fitted on the manuals set's tune split (bundled 0.5B model, 2026-12-04): one reason
+    is enough, since a question with any of them was answered wrong locally more often than
+    not, and a weak best match never separated right answers from wrong ones there (0 turns
+    that reason off; multilingual-e5 cosines of a relevant passage sit around 0.85-0.9). On the
+    held-out split this keeps 4 wrong answers local instead of 9."""
 
-    weak_similarity: float = 0.82
+    weak_similarity: float = 0.0
     ambiguous_margin: float = 0.005
-    long_question_tokens: int = 40
-    escalate_at: int = 2  # hardness points
+    long_question_tokens: int = 60
+    escalate_at: int = 1  # hardness points
     computation_alone: bool = False  # a computation escalates without a second reason
 
     def escalates(self, reasons: Sequence[str]) -> bool:

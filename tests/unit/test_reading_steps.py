@@ -24,6 +24,7 @@ from tests.unit.test_answering import ScriptedEngine, collect, make_answerer
         ("The years:\n(80 − 60) × 2 =", "(80 - 60) * 2", "40"),  # the first arithmetic line
         ("30 / 15", "30 / 15", "2"),
         ("7 / 2", "7 / 2", "3.5"),
+        ("1998 - 2003 = -5", "1998 - 2003", "5"),  # "how many" asks for a magnitude
     ],
 )
 def test_arithmetic_over_copied_values_is_computed(

@@ -13,6 +13,7 @@ from app.routing import (
     QuestionFeatures,
     RetrievalConfidence,
     RouteUnavailable,
+    Thresholds,
 )
 from app.settings import RoutingSettings
 
@@ -30,13 +31,17 @@ STRONG = [passage(1, 0.90), passage(1, 0.84)]
 
 
 def policy(
-    cloud: list[CloudModel] | None = None, budget_left: float = 5.0, **settings: object
+    cloud: list[CloudModel] | None = None,
+    budget_left: float = 5.0,
+    thresholds: Thresholds | None = None,
+    **settings: object,
 ) -> AutoPolicy:
     return AutoPolicy(
         RoutingSettings.model_validate(settings),
         "qwen-local",
         lambda: [UP] if cloud is None else cloud,
         lambda: budget_left,
+        thresholds or Thresholds(),
     )
 
 
@@ -56,9 +61,15 @@ def test_a_hard_question_goes_to_the_cloud_with_its_reasons() -> None:
     )
 
 
+def test_one_reason_escalates_with_the_thresholds_fitted_on_the_manuals_set() -> None:
+    decision = policy().decide("How many years are invoices and contracts kept in all?", STRONG)
+    assert (decision.route, decision.reason) == ("cloud", "needs a computation")
+
+
 def test_weak_or_scattered_evidence_counts_towards_escalation() -> None:
     scattered = [passage(1, 0.79), passage(2, 0.78), passage(3, 0.77)]
-    decision = policy().decide("What is the policy on archives?", scattered)
+    weak_counts = Thresholds(weak_similarity=0.82, escalate_at=2)
+    decision = policy(thresholds=weak_counts).decide("What is the policy on archives?", scattered)
     assert decision.route == "cloud"
     assert decision.reason == "weak evidence (best match 0.79); evidence spans 3 documents"
 
