@@ -420,10 +420,10 @@ def _adorned_titles(texts: list[str]) -> dict[int, str]:
         lines = [line.strip() for line in text.split("\n")]
         if len(lines) == 3 and _ADORNMENT.match(lines[0]):
             lines = lines[1:]  # an overline
-        if len(lines) == 2 and lines[0] and not _ADORNMENT.match(lines[0]):
-            if _ADORNMENT.match(lines[1]):
-                title = _RST_MARKUP.sub(lambda m: m.group(1) or m.group(2), lines[0])
-                titles[position] = _normalise(title)
+        underlined = len(lines) == 2 and lines[0] and _ADORNMENT.match(lines[1])
+        if underlined and not _ADORNMENT.match(lines[0]):
+            title = _RST_MARKUP.sub(lambda m: m.group(1) or m.group(2), lines[0])
+            titles[position] = _normalise(title)
     return titles
 
 
