@@ -13,6 +13,7 @@ import codecs
 import os
 import re
 import secrets
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,12 @@ _FALLBACK_TEMPLATE = (  # ChatML, for GGUF files that carry no chat template
     "{% for message in messages %}<|im_start|>{{ message.role }}\n{{ message.content }}"
     "<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
+
+
+# llama-cpp-python silences a model's loading by pointing file descriptors 1 and 2 at /dev/null
+# and back: two engines loading at once (the first-run speed check beside the answering model)
+# could "restore" /dev/null, and the process's stdout and stderr were lost for good.
+_LOADING = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,15 +88,16 @@ class LocalEngine:
         if not self.config.path.is_file():
             raise EngineError(f"model file {self.config.path} does not exist")
         try:
-            llama = Llama(
-                model_path=str(self.config.path),
-                n_ctx=self.config.n_ctx,
-                n_threads=self.config.threads,
-                n_threads_batch=self.config.threads,
-                n_gpu_layers=self.config.n_gpu_layers,
-                seed=self.config.seed,
-                verbose=False,
-            )
+            with _LOADING:
+                llama = Llama(
+                    model_path=str(self.config.path),
+                    n_ctx=self.config.n_ctx,
+                    n_threads=self.config.threads,
+                    n_threads_batch=self.config.threads,
+                    n_gpu_layers=self.config.n_gpu_layers,
+                    seed=self.config.seed,
+                    verbose=False,
+                )
         except (ValueError, RuntimeError, OSError) as error:
             raise EngineError(
                 f"cannot load model {self.config.path.name}: not a valid GGUF file "

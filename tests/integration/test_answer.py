@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from app.answering import (
@@ -175,3 +177,33 @@ def test_stop_during_a_long_prefill_ends_it_and_the_next_answer_is_sound() -> No
     assert done.prompt_tokens > 2500
     assert not any(isinstance(event, TokenGenerated) for event in events)
     assert "seven years" in answer.lower()  # the question of the second prompt, answered
+
+
+# Run where stdout is a plain pipe: pytest's capture would hide the loss.
+LOAD_AT_ONCE = """
+import asyncio
+from app.bootstrap import Docent
+from app.llm.local import LocalEngine
+
+async def main():
+    config = Docent.from_environment(embeddings=False).chat.config()
+    engines = [LocalEngine(config) for _ in range(3)]
+    try:
+        await asyncio.gather(*(engine.start() for engine in engines))
+    finally:
+        await asyncio.gather(*(engine.close() for engine in engines))
+
+asyncio.run(main())
+print("stdout still here", flush=True)
+"""
+
+
+def test_engines_loading_at_once_leave_stdout_where_it_was() -> None:
+    """llama-cpp-python points fds 1 and 2 at /dev/null while a model loads; loads that overlap
+    (the first-run speed check beside the answering model) once left them there for good."""
+    for _ in range(2):  # the loss needed the loads to overlap: twice makes a miss unlikely
+        result = subprocess.run(
+            [sys.executable, "-c", LOAD_AT_ONCE], capture_output=True, text=True, timeout=300
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == "stdout still here\n"
