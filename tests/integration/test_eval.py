@@ -51,6 +51,6 @@ def test_eval_prints_one_row_per_mode_from_real_answers(
     assert {a["route"] for a in cloud["answers"]} == {"cloud"}
     assert cloud["cost_usd"] > 0
     routes = [a["route"] for a in auto["answers"]]
-    assert routes[:2] == ["local", "local"]  # the lookups stay local…
-    assert "cloud" in routes[2:]  # …a question that combines passages goes out
+    assert "local" in routes[:2]  # a lookup stays local…
+    assert routes[2:] == ["cloud", "cloud"]  # …the questions that combine passages go out
     assert 0 < auto["cost_usd"] < cloud["cost_usd"]
