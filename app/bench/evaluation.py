@@ -280,12 +280,14 @@ def router_table(rows: Sequence[dict[str, Any]]) -> str:
     for answer in local["answers"]:
         by_split.setdefault(answer["split"], []).append(answer)
     fitted = fit_thresholds(by_split.get("tune", local["answers"]))
+    # Without a tune split (`--split holdout`) the fit has seen the answers it is checked on.
+    fitted_name = "fitted on tune" if "tune" in by_split else "fitted on these same answers"
     lines = [
         "| thresholds | split | kept local, right | kept local, wrong | escalated, local "
         "was right | escalated, local was wrong | routed right | cost |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for name, thresholds in (("shipped", Thresholds()), ("fitted on tune", fitted)):
+    for name, thresholds in (("shipped", Thresholds()), (fitted_name, fitted)):
         label = (
             f"{name}: weak < {thresholds.weak_similarity:.3f}, tie < "
             f"{thresholds.ambiguous_margin}, long > {thresholds.long_question_tokens} tokens, "

@@ -68,3 +68,10 @@ def test_a_wrong_answer_kept_costs_more_than_a_needless_escalation() -> None:
     ]
     cells = confusion(answers, fit_thresholds(answers))
     assert cells == {"kept_right": 1, "kept_wrong": 0, "escalated_right": 1, "escalated_wrong": 1}
+
+
+def test_without_a_tune_split_the_fit_says_it_saw_the_answers_it_is_checked_on() -> None:
+    held_out = [{**a, "split": "holdout"} for a in ANSWERS]
+    table = router_table([{"mode": "local only", "answers": held_out}])
+    assert "| fitted on these same answers: " in table
+    assert "fitted on tune" not in table
