@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
+from app.answering.citations import Citable
 from app.index.terms import keyword_terms
 
 _LETTER = re.compile(r"[A-Za-z]")
@@ -50,14 +50,6 @@ _KINDS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
 }
 
 
-class Readable(Protocol):
-    @property
-    def text(self) -> str: ...
-
-    @property
-    def heading(self) -> str | None: ...
-
-
 @dataclass(frozen=True, slots=True)
 class Extraction:
     kind: str
@@ -86,7 +78,7 @@ def value_kind(question: str) -> str | None:
     return None
 
 
-def extract(kind: str, question: str, sources: Sequence[Readable]) -> Extraction | None:
+def extract(kind: str, question: str, sources: Sequence[Citable]) -> Extraction | None:
     """The value of that kind the sources state whose surroundings share most of the question's
     words: its sentence, or for a section title the section's best line. Never one the question
     itself names ("which release dropped Python 2.7?" is not 2.7). Of values that tie, the first

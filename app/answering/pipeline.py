@@ -80,7 +80,7 @@ def build_messages(
     """
     blocks = [f"{_source_header(s) if names else f'[{s.number}]'}\n{s.text}" for s in sources]
     user = "Sources:\n\n" + "\n\n".join(blocks) + f"\n\nQuestion: {question}"
-    if hint is not None:  # what the calculation or extraction step found
+    if hint is not None:  # an instruction, or what the calculation or extraction step found
         user += f"\n\n{hint}"
     return [Message("system", system), Message("user", user)]
 
@@ -367,33 +367,21 @@ class Answerer:
     async def _calculate(
         self, question: str, sources: Sequence[Source], cancel: CancelToken
     ) -> str | None:
-        """The local model writes the arithmetic; Python computes it (see calculation.py)."""
-        written = await self._ask_local(
-            question, sources, cancel, CALCULATION_PROMPT, MAX_CALCULATION_TOKENS
+        """The local model writes the arithmetic; Python computes it (see calculation.py). The
+        request shares the answer's prompt up to the question, so its KV cache is reused."""
+        messages = build_messages(
+            self._system, question, sources, names=self._local_names, hint=CALCULATION_PROMPT
         )
-        calculation = calculate(written)
-        return None if calculation is None else calculation.line
-
-    async def _ask_local(
-        self,
-        question: str,
-        sources: Sequence[Source],
-        cancel: CancelToken,
-        instruction: str,
-        max_tokens: int,
-    ) -> str:
-        """A short request before the answer, on the same prompt (its KV cache is reused)."""
-        messages = build_messages(self._system, question, sources, names=self._local_names)
-        messages[-1] = Message("user", f"{messages[-1].content}\n\n{instruction}")
-        request = GenerationRequest(messages, max_tokens, 0.0)
+        request = GenerationRequest(messages, MAX_CALCULATION_TOKENS, 0.0)
         written: list[str] = []
         try:
             async for event in self.local.stream(request, cancel):
                 if isinstance(event, TokenGenerated):
                     written.append(event.text)
         except EngineError:
-            return ""  # the answer itself reports what is wrong with the engine
-        return "".join(written).strip()
+            return None  # the answer itself reports what is wrong with the engine
+        calculation = calculate("".join(written))
+        return None if calculation is None else calculation.line
 
     async def _replay(
         self,

@@ -102,6 +102,7 @@ def test_a_lookup_gets_no_calculation_and_prose_adds_nothing(tmp_path: Path) -> 
 class Passage:
     text: str
     heading: str | None = None
+    number: int = 0  # unused by extraction; a source has one
 
 
 CHANGELOG = [
