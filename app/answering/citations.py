@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from app.index.terms import keyword_terms
+from app.index.terms import keyword_terms, stated_values
 
 _MARKER = re.compile(r"\[(\d{1,2}(?:\s*[,;]\s*\d{1,2})*)\]")
 _NUMBER = re.compile(r"\d+")
@@ -59,12 +59,12 @@ class CitationTracker:
     def __init__(self, sources: Sequence[Citable], question: str = "") -> None:
         self._numbers = {source.number for source in sources}
         # A source's section heading is its evidence too: a changelog entry's version is there.
-        self._terms = {
-            source.number: set(keyword_terms_all(f"{source.heading or ''}\n{source.text}"))
-            for source in sources
-        }
+        evidence = {source.number: f"{source.heading or ''}\n{source.text}" for source in sources}
+        self._terms = {number: set(keyword_terms_all(text)) for number, text in evidence.items()}
+        self._values = {number: stated_values(text) for number, text in evidence.items()}
         # Words of the question echoed in the answer say nothing about where the answer came from.
         self._question_terms = set(keyword_terms_all(question))
+        self._question_values = stated_values(question)
         self._text = ""
         self._sentence_start = 0
         self._marker_scan = 0
@@ -109,21 +109,29 @@ class CitationTracker:
         if not terms:
             return []
         self.sentences += 1
-        # A value (a number, a version, "deb12u1") is the evidence of a lookup's answer: the
-        # source that states it wins, and suffices, even in a sentence of other words.
-        values = {term for term in terms if any(character.isdigit() for character in term)}
+        # A value (a number, a version, "deb12u1", FNM_PATHNAME) is the evidence of a lookup's
+        # answer: the source that states it whole wins, and suffices, even among other words.
+        values = stated_values(claim) - self._question_values
         best_number, best = 0, (0, 0)  # (values shared, terms shared)
         for number, source_terms in self._terms.items():
-            shared = (len(values & source_terms), len(terms & source_terms))
+            shared = (len(values & self._values[number]), len(terms & source_terms))
             if shared > best:
                 best_number, best = number, shared
         shared_values, shared_terms = best
         support = shared_terms / len(terms)
-        weak = shared_terms < min(MIN_SHARED_TERMS, len(terms)) or support < SUPPORT_THRESHOLD
-        if weak and not shared_values:
+        if support < SUPPORT_THRESHOLD and not shared_values:
+            return []
+        few = shared_terms < min(MIN_SHARED_TERMS, len(terms))
+        if few and not shared_values and not self._only_in(best_number, terms):
             return []
         self.supported_sentences += 1
         return [Attribution(best_number, end, support, explicit=False)]
+
+    def _only_in(self, number: int, terms: set[str]) -> bool:
+        """Whether that source alone holds a word of the sentence ("Expat", "两个"): a short
+        answer's one word of evidence."""
+        others = set().union(*(held for n, held in self._terms.items() if n != number))
+        return number in self._terms and bool((terms & self._terms[number]) - others)
 
 
 def keyword_terms_all(text: str) -> list[str]:

@@ -25,6 +25,24 @@ STOPWORDS = frozenset(
 )
 
 
+# A value as written: a number, a version ("v2.26.0" is 2.26.0), an identifier (FNM_PATHNAME,
+# get_connection_with_tls_context), kept whole; keyword terms split them into parts that
+# every changelog entry shares ("0", "26"). ASCII only: Chinese text runs on without spaces.
+_VALUE = re.compile(r"[A-Za-z0-9]*[\d_][A-Za-z0-9_.+~/-]*")
+
+
+def stated_values(text: str) -> set[str]:
+    """The values a text states, casefolded, each whole."""
+    values = set()
+    for match in _VALUE.finditer(text):
+        value = match.group(0).strip("._+~/-").casefold()
+        if value[:1] == "v" and value[1:2].isdigit():
+            value = value[1:]
+        if value and (any(character.isdigit() for character in value) or "_" in value):
+            values.add(value)
+    return values
+
+
 def keyword_terms(question: str, limit: int | None = MAX_TERMS) -> list[str]:
     """Search terms: words minus stopwords, CJK runs as bigrams (as they were indexed)."""
     terms: list[str] = []

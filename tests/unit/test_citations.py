@@ -104,3 +104,28 @@ def test_a_value_stated_only_in_a_sources_heading_cites_that_source() -> None:
     ]
     tracker = CitationTracker(changelog, "Which version added Style.GWOYEU?")
     assert [n for n, _, _ in stream(tracker, ["Style.GWOYEU was added in 0.54.0."])] == [1]
+
+
+def test_a_version_or_identifier_is_matched_whole_not_by_its_parts() -> None:
+    # Split into words, "v2.26.0" shares "26" and "0" with every 2.2x entry, and FNM_PATHNAME
+    # becomes two words that one source holds less often than a sentence's other words.
+    changelog = [
+        Src(1, "* Requests now supports Brotli compression, if installed.", "2.26.0 (2021-07-13)"),
+        Src(2, "* Support for Python 2.6 was dropped; v2 of the API is the default.", "2.25.0"),
+        Src(3, "Patterns follow fnmatch(3) without the FNM_PATHNAME flag.", "6.9. Files"),
+    ]
+    brotli = CitationTracker(changelog, "Since which Requests release is Brotli supported?")
+    assert [n for n, _, _ in stream(brotli, ["Since Requests v2.26.0, it supports it."])] == [1]
+    flag = CitationTracker(changelog, "Without which flag do Files patterns follow fnmatch?")
+    assert [n for n, _, _ in stream(flag, ["The sources give this name: FNM_PATHNAME"])] == [3]
+
+
+def test_a_one_word_answer_cites_the_only_source_holding_that_word() -> None:
+    licences = [
+        Src(1, "Use the short name MIT only for the licence text that matches it."),
+        Src(2, "The Expat licence is often called MIT; please use Expat instead."),
+    ]
+    tracker = CitationTracker(licences, "Which short name is used instead of MIT?")
+    assert [n for n, _, _ in stream(tracker, ["Please use Expat."])] == [2]
+    # Not when it is one word among many that no source states.
+    assert stream(tracker, [" Expat, says John Doe of Contoso."]) == []
