@@ -61,6 +61,49 @@ def test_an_english_paraphrase_is_found_and_scope_filters_documents(tmp_path: Pa
     assert {p.chunk.document_id for p in scoped} == {report_id}
 
 
+CHANGELOG = (
+    (
+        "2.31.0",
+        "Security: the Proxy-Authorization header is no longer leaked to destination servers "
+        "when following a redirect through a proxy. Requests works with urllib3 1.26 as before.",
+    ),
+    ("2.30.0", "Added support for urllib3 2.0. Users who wish to stay on urllib3 1.x can pin it."),
+    (
+        "2.29.0",
+        "Requests now supports urllib3 1.26 on Python 3.7 and later. The urllib3 support "
+        "for Python 3 was improved, and support for older urllib3 releases was kept.",
+    ),
+    (
+        "2.28.0",
+        "Dropped support for Python 2.7 and 3.6. Requests now requires urllib3 1.21.1 or "
+        "later; support for urllib3 releases before 1.21.1 was removed.",
+    ),
+    (
+        "2.27.0",
+        "Added support for Python 3.10. Requests supports urllib3 1.26 and adds support "
+        "for the new urllib3 retry options.",
+    ),
+)
+
+
+def test_the_reranker_puts_first_the_entry_neither_search_ranked_first(tmp_path: Path) -> None:
+    history = tmp_path / "HISTORY.md"
+    entries = "\n".join(f"## {version}\n\n{text}\n" for version, text in CHANGELOG)
+    history.write_text(f"# Release history\n\n{entries}", encoding="utf-8")
+
+    async def scenario() -> list:
+        async with opened() as docent:
+            await index_all(docent, [history])
+            await docent.library.embed_pending()
+            return await docent.library.search("Which release added support for urllib3 2.0?", 3)
+
+    best = run(scenario())[0]
+    assert best.chunk.heading == "2.30.0"
+    # Keyword search and the embedding each preferred an entry repeating "support" and "urllib3".
+    assert best.keyword_rank != 1
+    assert best.vector_rank != 1
+
+
 def test_embedding_resumes_after_an_interruption(tmp_path: Path) -> None:
     ledger = write_long_pdf(tmp_path / "ledger.pdf", pages=8)
     seen: list[EmbeddingProgress] = []

@@ -3,7 +3,8 @@ import pytest
 
 from app.cjk import segment_for_index
 from app.index import vectors as vectors_module
-from app.index.retrieval import fuse
+from app.index.retrieval import Passage, fuse, rerank
+from app.index.store import StoredChunk
 from app.index.terms import index_form, keyword_terms, match_expression, selective_terms
 from app.index.vectors import VectorIndex
 
@@ -117,3 +118,49 @@ def test_vector_search_with_fewer_rows_in_scope_than_asked_for() -> None:
     assert [chunk for chunk, _ in index.search(query, 10, document_ids=[2])] == [2, 3]
     assert [chunk for chunk, _ in index.search(query, 10, document_ids=[9])] == []
     assert [chunk for chunk, _ in index.search(query, 10)] == [2, 1, 3]
+
+
+def _candidate(number: int, heading: str, text: str, score: float) -> Passage:
+    chunk = StoredChunk(
+        id=number,
+        document_id=1,
+        document_path="/library/HISTORY.md",
+        document_title="HISTORY",
+        ordinal=number,
+        page=number,
+        page_label=str(number),
+        heading=heading,
+        text=text,
+    )
+    return Passage(
+        chunk=chunk, score=score, keyword_rank=number, vector_rank=number, similarity=0.9
+    )
+
+
+def test_reranking_moves_up_the_passage_holding_the_questions_rare_word_or_value() -> None:
+    # Every candidate says the common words; fusion ranked the one with the rare one third.
+    docs = [
+        _candidate(1, "six.moves", "Python 3 function names in six.moves: input, range.", 0.033),
+        _candidate(
+            2, "six.moves", "The six.moves function table for Python 3: reduce, zip.", 0.032
+        ),
+        _candidate(3, "six.moves", "six.moves, Python 3: getoutput maps to subprocess.", 0.031),
+    ]
+    by_word = rerank("Which Python 3 function does six.moves.getoutput map to?", docs)
+    assert [p.chunk.id for p in by_word] == [3, 1, 2]
+    changelog = [
+        _candidate(1, "2.29.0", "Support for urllib3 1.26 was added.", 0.033),
+        _candidate(2, "2.28.0", "Support for urllib3 was improved.", 0.032),
+        _candidate(3, "2.30.0", "Added support for urllib3 2.0.", 0.031),
+    ]
+    by_value = rerank("Which release added support for urllib3 2.0?", changelog)
+    assert by_value[0].chunk.id == 3
+    assert [p.score for p in by_value] == sorted((p.score for p in by_value), reverse=True)
+
+
+def test_reranking_keeps_the_fused_order_when_candidates_hold_the_same_words() -> None:
+    fused = [
+        _candidate(n, "Notes", "Invoices are kept for seven years.", 0.04 - n / 100)
+        for n in (1, 2, 3)
+    ]
+    assert [p.chunk.id for p in rerank("How long are invoices kept?", fused)] == [1, 2, 3]
