@@ -18,7 +18,10 @@ from app.answering.citations import Citable
 from app.index.terms import keyword_terms
 
 _LETTER = re.compile(r"[A-Za-z]")
-CONTEXT_CHARS = 160  # either side of a value in running text: about its sentence
+# Where a sentence ends; a value is judged by its own sentence. A window of 160 characters
+# either side (tried first) let a neighbouring example's words vote: 10 of 18 values right on
+# the manuals set's lookups, 12 of 18 by sentence.
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n")
 _VERSION = r"v?\d+(?:\.\d+)+(?:[-+~][0-9A-Za-z.+~]+)?"
 # "which (two words at most) version", "哪个版本": the question asks for one; "version 3.0 of the
 # FHS" only names one.
@@ -100,11 +103,17 @@ def extract(kind: str, question: str, sources: Sequence[Citable]) -> Extraction 
                     continue
                 if kind == "name" and not _LETTER.search(value):
                     continue  # "2.27.0" is a version, not a name
-                start, end = match.start() - CONTEXT_CHARS, match.end() + CONTEXT_CHARS
-                score = best_line if in_title else shared(text[max(0, start) : end])
+                score = best_line if in_title else shared(_sentence(text, match))
                 scores[value] = max(scores.get(value, 0), score)
     # sorted() is stable: of values that tie, the first stated in the best-ranked source wins.
     ranked = sorted(scores.items(), key=lambda item: -item[1])
     if not ranked or ranked[0][1] == 0:
         return None
     return Extraction(kind, ranked[0][0])
+
+
+def _sentence(text: str, match: re.Match[str]) -> str:
+    """The sentence (or line) the match stands in."""
+    start = max((end.end() for end in _SENTENCE_END.finditer(text, 0, match.start())), default=0)
+    following = _SENTENCE_END.search(text, match.end())
+    return text[start : following.start() if following else len(text)]

@@ -128,3 +128,17 @@ def test_the_value_asked_for_is_the_one_beside_the_questions_words(
     assert value_kind(question) == kind
     found = extract(kind, question, CHANGELOG) if kind else None
     assert (found.value if found else None) == value
+
+
+def test_the_value_is_judged_by_its_own_sentence_not_a_neighbouring_example() -> None:
+    """Debian's Developer's Reference, 5.11.2: an example per sentence, close together."""
+    versioning = [
+        Passage(
+            "For a native package, if the current version is 1.5, an NMU gets version 1.5+nmu1. "
+            "For a non-native package, if the current version is 1.5-2, it gets 1.5-2.1."
+        )
+    ]
+    question = "What version does an NMU get for a non-native package at version 1.5-2?"
+    found = extract("version", question, versioning)
+    assert found is not None
+    assert found.value == "1.5-2.1"
