@@ -11,6 +11,7 @@ from app.index import Passage
 from app.llm.engine import (
     Message,
 )
+from app.routing import RetrievalConfidence
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,7 @@ class Source:
 @dataclass(frozen=True, slots=True)
 class SourcesFound:
     sources: tuple[Source, ...]
+    evidence: RetrievalConfidence | None = None  # what the router read (None: a cached answer)
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,6 +46,7 @@ from app.llm.engine import (
 from app.routing import (
     NO_CLOUD,
     QuestionFeatures,
+    RetrievalConfidence,
     Route,
     RouteDecision,
     RoutePolicy,
@@ -212,7 +213,7 @@ class Answerer:
                 None,
             )
             return
-        yield SourcesFound(tuple(sources))
+        yield SourcesFound(tuple(sources), RetrievalConfidence.read(passages))
         try:
             decision = self.policy.decide(question, passages, route)
         except RouteUnavailable as unavailable:

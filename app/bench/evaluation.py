@@ -125,12 +125,10 @@ async def evaluate(
         result = ModeResult(mode)
         for qa in questions:
             given: tuple[Source, ...] = ()
-            # What the router reads, for its table: the same search the answer makes.
-            passages = await answerer.library.search(qa.question, answerer.settings.retrieval.top_k)
-            evidence = RetrievalConfidence.read(passages)
+            evidence: RetrievalConfidence | None = None  # what the router read, for its table
             async for event in answerer.answer(qa.question, route=MODES[mode]):
                 if isinstance(event, SourcesFound):
-                    given = event.sources
+                    given, evidence = event.sources, event.evidence
                     result.retrieved += qa.retrieved(given)
                 elif isinstance(event, Finished):
                     metrics = event.metrics
@@ -155,9 +153,9 @@ async def evaluate(
                             "kind": qa.kind,
                             "lang": qa.lang,
                             "split": qa.split,
-                            "similarity": evidence.top_similarity,
-                            "margin": evidence.margin,
-                            "documents": evidence.documents,
+                            "similarity": evidence.top_similarity if evidence else None,
+                            "margin": evidence.margin if evidence else None,
+                            "documents": evidence.documents if evidence else 0,
                             "answer": event.answer,
                         }
                     )
