@@ -35,11 +35,15 @@ async def index_all(
     library: Library, reader: DocumentReader, files: Sequence[Path]
 ) -> list[FileIndexed]:
     indexed = []
-    async for event in Intake(library, reader).index(files, force=True):
-        if isinstance(event, FileFailed):
-            raise RuntimeError(f"bench corpus failed to index: {event.reason}")
-        if isinstance(event, FileIndexed):
-            indexed.append(event)
+    intake = Intake(library, reader)
+    try:
+        async for event in intake.index(files, force=True):
+            if isinstance(event, FileFailed):
+                raise RuntimeError(f"bench corpus failed to index: {event.reason}")
+            if isinstance(event, FileIndexed):
+                indexed.append(event)
+    finally:
+        await intake.close()  # its queue's worker waits for more: not left pending at exit
     return indexed
 
 
