@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import zipfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
@@ -92,6 +92,8 @@ class UnsupportedFormat(ValueError):
 class Detected:
     format: Format
     note: str | None = None  # set when the extension lied and the content decided
+    # An EPUB zipped with its folder ("epub/mimetype", "epub/META-INF/…"): where it sits.
+    epub_folder: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,13 +130,29 @@ def detect(path: Path, head: bytes) -> Detected:
     """Decide the format from the extension and the first bytes; refuse what we cannot read."""
     by_extension = EXTENSIONS.get(path.suffix.lower())
     sniffed = sniff(head)
-    if isinstance(sniffed, Foreign) and head.startswith(b"PK\x03\x04"):
-        is_epub = _zip_is_epub(path)
-        if is_epub is None and by_extension is Format.EPUB:
+    if not (isinstance(sniffed, Foreign) and head.startswith(b"PK\x03\x04")):
+        return _decide(path, head, by_extension, sniffed)
+    try:
+        folder = _epub_folder(path)
+    except _UnreadableZip:
+        if by_extension is Format.EPUB:
             # Nothing but its name says what it was: let the reader say it is damaged.
             return Detected(Format.EPUB)
-        if is_epub:
-            sniffed = Format.EPUB
+        folder = None
+    if folder is None:
+        return _decide(path, head, by_extension, sniffed)
+    detected = _decide(path, head, by_extension, Format.EPUB)
+    if not folder:
+        return detected
+    inside = f"the EPUB is zipped inside a folder ({folder}): read from there"
+    return replace(
+        detected, note="; ".join(filter(None, [detected.note, inside])), epub_folder=folder
+    )
+
+
+def _decide(
+    path: Path, head: bytes, by_extension: Format | None, sniffed: Format | Foreign | None
+) -> Detected:
     if isinstance(sniffed, Foreign):
         if by_extension is Format.XPS and "zip" in sniffed.description:
             return Detected(Format.XPS)
@@ -173,25 +191,36 @@ def detect(path: Path, head: bytes) -> Detected:
     )
 
 
-def _zip_is_epub(path: Path) -> bool | None:
-    """Whether the zip's directory makes it an EPUB, as readers (MuPDF included) decide: a
-    `mimetype` member saying so wherever it sits (Sphinx writes it after others), or a
-    META-INF/container.xml naming a package document the zip holds. None when zipfile cannot
-    read it. Only small members are inflated: a zip bomb costs nothing here."""
+class _UnreadableZip(Exception):
+    pass
+
+
+def _epub_folder(path: Path) -> str | None:
+    """Where in the zip an EPUB sits ("" at the top, as it should; "epub/" when it was zipped
+    with its folder, as Debian's debian-edu manuals are), or None: not an EPUB. As readers
+    (MuPDF included) decide: a `mimetype` member saying so wherever it sits in the order
+    (Sphinx writes it after others), or a META-INF/container.xml naming a package document the
+    zip holds. Only small members are inflated: a zip bomb costs nothing here. Raises
+    _UnreadableZip when zipfile cannot read it."""
     try:
         with zipfile.ZipFile(path) as archive:
             members = {info.filename: info for info in archive.infolist()}
-            mimetype = members.get("mimetype")
-            if (
-                mimetype is not None
-                and mimetype.file_size <= _SMALL_MEMBER
-                and archive.read(mimetype).strip() == b"application/epub+zip"
-            ):
-                return True
-            container = members.get("META-INF/container.xml")
-            if container is None or container.file_size > _SMALL_MEMBER:
-                return False
-            packages = _ROOTFILE.findall(archive.read(container))
+            top = {name.split("/", 1)[0] + "/" for name in members if "/" in name}
+            folders = ["", *sorted(top)]
+            for folder in folders:
+                mimetype = members.get(f"{folder}mimetype")
+                if (
+                    mimetype is not None
+                    and mimetype.file_size <= _SMALL_MEMBER
+                    and archive.read(mimetype).strip() == b"application/epub+zip"
+                ):
+                    return folder
+                container = members.get(f"{folder}META-INF/container.xml")
+                if container is None or container.file_size > _SMALL_MEMBER:
+                    continue
+                for package in _ROOTFILE.findall(archive.read(container)):
+                    if f"{folder}{package.decode('utf-8', 'replace')}" in members:
+                        return folder
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError, zlib.error):
-        return None  # also a member whose data is damaged, encrypted or oddly compressed
-    return any(package.decode("utf-8", "replace") in members for package in packages)
+        raise _UnreadableZip from None  # also a member damaged, encrypted or oddly compressed
+    return None

@@ -165,3 +165,23 @@ def test_a_truncated_sphinx_epub_is_damaged_not_a_zip_archive(tmp_path: Path) ->
     renamed.write_bytes(real[: len(real) // 2])
     with pytest.raises(UnsupportedFormat, match="the file is a zip archive"):
         detect(renamed, real[:4096])
+
+
+def test_an_epub_zipped_inside_its_folder_is_read_from_there(tmp_path: Path) -> None:
+    """Debian's debian-edu manuals put every member under epub/: MuPDF opens them, empty."""
+    from app.documents.parse import open_document
+
+    with zipfile.ZipFile(DATA / "developers-reference.epub") as flat:
+        nested = _zip(
+            tmp_path / "manual.epub",
+            *((f"epub/{info.filename}", flat.read(info)) for info in flat.infolist()),
+        )
+    detected = detect(nested, nested.read_bytes()[:4096])
+    assert (detected.format, detected.epub_folder) == (Format.EPUB, "epub/")
+    document = open_document(nested)
+    try:
+        assert document.note == "the EPUB is zipped inside a folder (epub/): read from there"
+        assert document.page_count > 150
+        assert "Debian" in document.load_page(0).get_text()
+    finally:
+        document.close()
