@@ -7,7 +7,9 @@ matrix on the local-only answers (would it have escalated the ones the local mod
 A QA line: {"question", "answers": [alternative, …], "document": file name, "pages": [n, …]},
 optionally "kind" (lookup | combine), "lang", "split" (tune | holdout: what tuning may not look
 at) and "evidence" (a quote from the page). An alternative is a string, or a list of strings
-that must all appear (case-insensitive).
+that must all appear (case-insensitive). A question the documents do not answer has no answers,
+document or pages (kind "unanswerable"): it is right when Docent declines it, and an answerable
+one is wrong when declined.
 """
 
 from __future__ import annotations
@@ -42,9 +44,17 @@ class QA:
     lang: str = "en"
     split: str = "tune"
 
-    def correct(self, answer: str) -> bool:
-        folded = answer.casefold()
-        return any(all(term.casefold() in folded for term in terms) for terms in self.answers)
+    @property
+    def answerable(self) -> bool:
+        return bool(self.answers)
+
+    def correct(self, finished: Finished) -> bool:
+        if not self.answerable:
+            return finished.unsupported_draft is not None
+        folded = finished.answer.casefold()
+        return finished.unsupported_draft is None and any(
+            all(term.casefold() in folded for term in terms) for terms in self.answers
+        )
 
     def cited(self, citations: Sequence[Source]) -> bool:
         """A cited page is an evidence page (page-citation accuracy)."""
@@ -73,9 +83,9 @@ def load_questions(path: Path) -> list[QA]:
                         (answer,) if isinstance(answer, str) else tuple(answer)
                         for answer in raw["answers"]
                     ),
-                    document=raw["document"],
-                    pages=tuple(raw["pages"]),
-                    kind=raw.get("kind", "lookup"),
+                    document=raw.get("document", "") if raw["answers"] else "",
+                    pages=tuple(raw["pages"] if raw["answers"] else ()),
+                    kind=raw.get("kind", "lookup" if raw["answers"] else "unanswerable"),
                     lang=raw.get("lang", "en"),
                     split=raw.get("split", "tune"),
                 )
@@ -94,6 +104,8 @@ class ModeResult:
     correct: int = 0
     cited: int = 0
     retrieved: int = 0
+    declined: int = 0  # of the answerable questions: wrongly
+    declined_unanswerable: int = 0  # rightly
     local: int = 0
     cost_usd: float = 0.0  # of the answers with a known cost
     unpriced: int = 0  # answers of unknown cost
@@ -101,14 +113,21 @@ class ModeResult:
     failures: list[str] = field(default_factory=list)
     answers: list[dict[str, Any]] = field(default_factory=list)
 
-    def row(self, questions: int) -> dict[str, Any]:
+    def row(self, questions: Sequence[QA]) -> dict[str, Any]:
+        # Citations and retrieval have an evidence page to hit only where the documents answer.
+        answerable = sum(qa.answerable for qa in questions)
+        unanswerable = len(questions) - answerable
         return {
             "mode": self.mode,
-            "questions": questions,
-            "accuracy": self.correct / questions,
-            "citation_page_hits": self.cited / questions,
-            "retrieval_recall": self.retrieved / questions,
-            "answered_locally": self.local / questions,
+            "questions": len(questions),
+            "accuracy": self.correct / len(questions),
+            "citation_page_hits": self.cited / answerable if answerable else None,
+            "retrieval_recall": self.retrieved / answerable if answerable else None,
+            "declined_answerable": self.declined / answerable if answerable else None,
+            "declined_unanswerable": (
+                self.declined_unanswerable / unanswerable if unanswerable else None
+            ),
+            "answered_locally": self.local / len(questions),
             "cost_usd": self.cost_usd,
             "unpriced_answers": self.unpriced,
             "median_ttft_s": statistics.median(self.ttfts) if self.ttfts else None,
@@ -133,8 +152,13 @@ async def evaluate(
                 elif isinstance(event, Finished):
                     metrics = event.metrics
                     result.answered += 1
-                    result.correct += qa.correct(event.answer)
+                    result.correct += qa.correct(event)
                     result.cited += qa.cited(event.citations)
+                    declined = event.unsupported_draft is not None
+                    if qa.answerable:
+                        result.declined += declined
+                    else:
+                        result.declined_unanswerable += declined
                     result.local += metrics.route in ("local", "fallback")
                     if metrics.cost_usd is None:
                         result.unpriced += 1
@@ -147,7 +171,8 @@ async def evaluate(
                             "question": qa.question,
                             "route": metrics.route,
                             "reason": metrics.reason,
-                            "correct": qa.correct(event.answer),
+                            "correct": qa.correct(event),
+                            "declined": declined,
                             "cited": qa.cited(event.citations),
                             "retrieved": qa.retrieved(given),
                             "kind": qa.kind,
@@ -156,39 +181,46 @@ async def evaluate(
                             "similarity": evidence.top_similarity if evidence else None,
                             "margin": evidence.margin if evidence else None,
                             "documents": evidence.documents if evidence else 0,
-                            "answer": event.answer,
+                            "answer": event.unsupported_draft or event.answer,
                         }
                     )
                 elif isinstance(event, Failed):
                     result.failures.append(f"{qa.question}: {event.error}")
-        rows.append(result.row(len(questions)))
+        rows.append(result.row(questions))
     return rows
+
+
+def _share(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0%}"
 
 
 def table(rows: Sequence[dict[str, Any]]) -> str:
     lines = [
         "| mode | accuracy | citation page hits | answered locally | total cost | median TTFT "
-        "| retrieval recall |",
-        "|---|---|---|---|---|---|---|",
+        "| retrieval recall | declined: unanswerable / answerable |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         ttft = row["median_ttft_s"]
         unpriced = row["unpriced_answers"]
         cost = f"${row['cost_usd']:.4f}" + (f" + {unpriced} unknown" if unpriced else "")
         lines.append(
-            f"| {row['mode']} | {row['accuracy']:.0%} | {row['citation_page_hits']:.0%} | "
+            f"| {row['mode']} | {row['accuracy']:.0%} | {_share(row['citation_page_hits'])} | "
             f"{row['answered_locally']:.0%} | {cost} | "
             + ("–" if ttft is None else f"{ttft:.2f} s")
-            + f" | {row['retrieval_recall']:.0%} |"
+            + f" | {_share(row['retrieval_recall'])} | {_share(row['declined_unanswerable'])}"
+            f" / {_share(row['declined_answerable'])} |"
         )
     return "\n".join(lines)
 
 
 def breakdown(rows: Sequence[dict[str, Any]]) -> str:
-    """Accuracy, retrieval recall and citation hits per mode and kind, language and split."""
+    """Accuracy, retrieval recall, citation hits and declines per mode and kind, language and
+    split (recall and citations of the answerable questions)."""
     lines = [
-        "| mode | group | questions | accuracy | retrieval recall | citation page hits |",
-        "|---|---|---|---|---|---|",
+        "| mode | group | questions | accuracy | retrieval recall | citation page hits "
+        "| declined |",
+        "|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         for field_name in ("kind", "lang", "split"):
@@ -197,11 +229,16 @@ def breakdown(rows: Sequence[dict[str, Any]]) -> str:
                 groups.setdefault(answer[field_name], []).append(answer)
             for group, answers in sorted(groups.items()):
                 count = len(answers)
+                answerable = [a for a in answers if a["kind"] != "unanswerable"]
+
+                def among_answerable(key: str, of: list[dict[str, Any]] = answerable) -> str:
+                    return _share(sum(a[key] for a in of) / len(of) if of else None)
+
                 lines.append(
                     f"| {row['mode']} | {field_name} {group} | {count} | "
                     f"{sum(a['correct'] for a in answers) / count:.0%} | "
-                    f"{sum(a['retrieved'] for a in answers) / count:.0%} | "
-                    f"{sum(a['cited'] for a in answers) / count:.0%} |"
+                    f"{among_answerable('retrieved')} | {among_answerable('cited')} | "
+                    f"{sum(a['declined'] for a in answers) / count:.0%} |"
                 )
     return "\n".join(lines)
 
@@ -276,8 +313,11 @@ def router_table(rows: Sequence[dict[str, Any]]) -> str:
         return "(the router table needs the local only mode)"
     by_split: dict[str, list[dict[str, Any]]] = {}
     for answer in local["answers"]:
-        by_split.setdefault(answer["split"], []).append(answer)
-    fitted = fit_thresholds(by_split.get("tune", local["answers"]))
+        if answer["kind"] != "unanswerable":  # no route can answer it: it is for declining
+            by_split.setdefault(answer["split"], []).append(answer)
+    if not by_split:
+        return "(no question here has an answer: nothing to route)"
+    fitted = fit_thresholds(by_split.get("tune", [a for split in by_split.values() for a in split]))
     # Without a tune split (`--split holdout`) the fit has seen the answers it is checked on.
     fitted_name = "fitted on tune" if "tune" in by_split else "fitted on these same answers"
     lines = [

@@ -24,8 +24,9 @@ def test_eval_prints_one_row_per_mode_from_real_answers(
     )
     shipped = resources.files("resources").joinpath("eval/samples-qa.jsonl").read_text("utf-8")
     lines = shipped.splitlines()
-    qa = tmp_path / "qa.jsonl"  # two lookups and two questions that combine passages
-    qa.write_text("\n".join(lines[i] for i in (0, 3, 5, 7)), encoding="utf-8")
+    capital = next(i for i, line in enumerate(lines) if "capital of Australia" in line)
+    qa = tmp_path / "qa.jsonl"  # a lookup, two that combine passages, one nothing answers
+    qa.write_text("\n".join(lines[i] for i in (0, 5, 7, capital)), encoding="utf-8")
     sample = Path(str(resources.files("resources").joinpath("sample")))
     out = tmp_path / "rows.json"
 
@@ -34,6 +35,7 @@ def test_eval_prints_one_row_per_mode_from_real_answers(
     summary, groups, router = result.stdout.split("\n\n")[1:4]  # after the question count
     header, _, *rows = summary.splitlines()
     assert header.startswith("| mode | accuracy | citation page hits | answered locally |")
+    assert header.endswith("| declined: unanswerable / answerable |")
     assert [row.split(" | ")[0] for row in rows] == ["| local only", "| cloud only", "| auto"]
     assert "| local only | kind combine | 2 | " in groups  # the breakdown by kind, lang, split
     assert router.startswith("| thresholds | split | kept local, right | kept local, wrong |")
@@ -44,13 +46,18 @@ def test_eval_prints_one_row_per_mode_from_real_answers(
         assert row["questions"] == 4
         assert len(row["answers"]) == 4  # every question answered, none failed
         assert row["accuracy"] == sum(a["correct"] for a in row["answers"]) / 4
-        assert row["retrieval_recall"] == sum(a["retrieved"] for a in row["answers"]) / 4
+        answerable = row["answers"][:3]  # recall and citations: where there is a page to find
+        assert row["retrieval_recall"] == sum(a["retrieved"] for a in answerable) / 3
         assert row["retrieval_recall"] >= row["citation_page_hits"]  # cited ⊆ given
+        assert row["declined_answerable"] == sum(a["declined"] for a in answerable) / 3
+    # The local model names a city from memory; no passage supports it, so it is declined.
+    assert local["answers"][3]["declined"]
+    assert local["declined_unanswerable"] == 1.0
     assert local["answered_locally"] == 1.0
     assert local["cost_usd"] == 0.0
     assert {a["route"] for a in cloud["answers"]} == {"cloud"}
     assert cloud["cost_usd"] > 0
     routes = [a["route"] for a in auto["answers"]]
-    assert "local" in routes[:2]  # a lookup stays local…
-    assert routes[2:] == ["cloud", "cloud"]  # …the questions that combine passages go out
+    assert routes[0] == "local"  # a lookup stays local…
+    assert routes[1:3] == ["cloud", "cloud"]  # …the questions that combine passages go out
     assert 0 < auto["cost_usd"] < cloud["cost_usd"]

@@ -16,6 +16,7 @@ def answer(question: str, similarity: float, correct: bool, split: str = "tune")
         "documents": 1,
         "correct": correct,
         "split": split,
+        "kind": "lookup",
     }
 
 
@@ -75,3 +76,16 @@ def test_without_a_tune_split_the_fit_says_it_saw_the_answers_it_is_checked_on()
     table = router_table([{"mode": "local only", "answers": held_out}])
     assert "| fitted on these same answers: " in table
     assert "fitted on tune" not in table
+
+
+def test_questions_the_documents_do_not_answer_stay_out_of_the_router_table() -> None:
+    """No route can answer them: they measure declining, not routing."""
+    declined = [
+        {**answer(f"Who won in {year}?", 0.70, True), "kind": "unanswerable"}
+        for year in (1990, 1991)
+    ]
+    assert router_table([{"mode": "local only", "answers": ANSWERS}]) == router_table(
+        [{"mode": "local only", "answers": ANSWERS + declined}]
+    )
+    only_declined = router_table([{"mode": "local only", "answers": declined}])
+    assert only_declined == "(no question here has an answer: nothing to route)"
