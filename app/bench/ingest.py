@@ -35,7 +35,7 @@ async def index_all(
     library: Library, reader: DocumentReader, files: Sequence[Path]
 ) -> list[FileIndexed]:
     indexed = []
-    intake = Intake(library, reader)
+    intake = Intake(library, reader, reader)  # the corpus has no scans to OCR
     try:
         async for event in intake.index(files, force=True):
             if isinstance(event, FileFailed):

@@ -18,7 +18,7 @@ import subprocess
 import threading
 import time
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -34,6 +34,7 @@ from app.workers import Emitter, SerialWorker, StreamClosed
 POLL_S = 0.05  # how often a running request's clock and memory are checked
 START_TIMEOUT_S = 60.0  # importing PyMuPDF in a fresh child, on a busy machine
 PREVIEW_TIMEOUT_S = 30.0
+OCR_MEMORY_BYTES = 1536 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +48,12 @@ class ReadLimits:
         return cls(
             library.parse_timeout_s, library.parse_memory_mb << 20, library.max_unpacked_mb << 20
         )
+
+    @classmethod
+    def for_ocr(cls, library: LibrarySettings) -> ReadLimits:
+        """OCR's models need more memory than reading text: an A4 page peaked at 850 MiB."""
+        limits = cls.from_settings(library)
+        return replace(limits, memory_bytes=max(limits.memory_bytes, OCR_MEMORY_BYTES))
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +73,13 @@ class ChunksRead:
 @dataclass(frozen=True, slots=True)
 class Parsed:
     note: str | None
+    ocr_pages: tuple[int, ...]  # pages without a usable text layer, left to OCR
+
+
+@dataclass(frozen=True, slots=True)
+class PageOcred:
+    chunks: list[Chunk]
+    words: list[tuple[str, float, float, float, float]]  # text, x0, y0, x1, y1 in page points
 
 
 ReadEvent = Opened | ChunksRead | Parsed
@@ -159,6 +173,13 @@ class DocumentReader:
             highlights=tuple(tuple(rect) for rect in message["highlights"]),
         )
 
+    async def ocr(self, path: Path, page: int) -> PageOcred:
+        """OCR one page (1-based), within the limits a document's reading has."""
+        request = {"op": "ocr", "path": str(path), "page": page}
+        message = await self._thread.run(self._request, request, self.limits.timeout_s)
+        chunks = [Chunk(*row) for row in message["chunks"]]
+        return PageOcred(chunks, [tuple(word) for word in message["words"]])
+
     async def close(self) -> None:
         await self._thread.run(self._stop)
         self._thread.shutdown()
@@ -180,20 +201,22 @@ class DocumentReader:
                     chunks = [Chunk(*row) for row in message["chunks"]]
                     emit(ChunksRead(message["done"], message["total"], chunks))
                 case "parsed":
-                    emit(Parsed(message["note"]))
+                    emit(Parsed(message["note"], tuple(message["ocr_pages"])))
                     return True
             return False
 
         self._exchange(request, handle, lambda: emit.closed)
 
-    def _request(self, request: dict[str, Any]) -> dict[str, Any]:
+    def _request(
+        self, request: dict[str, Any], timeout_s: float = PREVIEW_TIMEOUT_S
+    ) -> dict[str, Any]:
         answers: list[dict[str, Any]] = []
 
         def handle(message: dict[str, Any]) -> bool:
             answers.append(message)
             return True
 
-        self._exchange(request, handle, lambda: False, timeout_s=PREVIEW_TIMEOUT_S)
+        self._exchange(request, handle, lambda: False, timeout_s=timeout_s)
         return answers[0]
 
     def _exchange(

@@ -23,7 +23,7 @@ async def main(database: Path, files: list[Path]) -> None:
     library = Library(database, None)
     await library.open()
     reader = DocumentReader(ReadLimits.from_settings(LibrarySettings()))
-    intake = Intake(library, reader)
+    intake = Intake(library, reader, reader)  # no scans among these files
     started = time.monotonic()
     try:
         async for event in intake.index(files):

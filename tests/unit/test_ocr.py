@@ -1,0 +1,74 @@
+"""OCR of pages rendered from known text: what it reads, where it says the words are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from app.documents.ocr import needs_ocr, read_page
+from app.documents.parse import open_document
+from tests.documents import (
+    SCANNED_CHINESE,
+    SCANNED_ENGLISH,
+    scan_of,
+    text_page,
+    write_image_only_pdf,
+    write_pdf,
+    write_scanned_pdf,
+)
+
+
+def character_error_rate(reference: str, read: str) -> float:
+    """Edit distance over the reference's length, whitespace aside (OCR's spacing varies)."""
+    a, b = "".join(reference.split()), "".join(read.split())
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        previous = current
+    return previous[-1] / len(a)
+
+
+@pytest.mark.parametrize(
+    ("text", "word"), [(SCANNED_ENGLISH, "gasket"), (SCANNED_CHINESE, "泵")], ids=["en", "zh"]
+)
+def test_a_scanned_page_reads_back_its_text_and_where_its_words_are(
+    text: str, word: str, tmp_path: Path
+) -> None:
+    scan = write_scanned_pdf(tmp_path / "scan.pdf", [text])
+    with pymupdf.open(scan) as doc:
+        read = read_page(doc[0])
+    assert character_error_rate(text, read.text) < 0.02, read.text
+    # The box OCR gives a word is where the word was printed on the original page.
+    (printed,) = text_page(pymupdf.open(), text).search_for(word)
+    found = [pymupdf.Rect(w.box) for w in read.words if w.text.strip(".,") == word]
+    assert found, [w.text for w in read.words]
+    overlap = max(abs(printed & box) / abs(printed | box) for box in found)
+    assert overlap > 0.5
+
+
+def test_only_pages_without_a_usable_text_layer_need_ocr(tmp_path: Path) -> None:
+    scan = write_scanned_pdf(tmp_path / "scan.pdf", [SCANNED_ENGLISH])
+    stamped = pymupdf.open(scan)
+    stamped[0].insert_text((60, 820), "Exhibit 12 - page 1")  # text over a full-page scan
+    text = pymupdf.open(write_pdf(tmp_path / "text.pdf"))
+    picture = pymupdf.open(write_image_only_pdf(tmp_path / "picture.pdf"))  # a small image
+    with_text = text_page(pymupdf.open(), SCANNED_ENGLISH)
+    with_text.insert_image(pymupdf.Rect(0, 0, 595, 842), pixmap=scan_of("x"), overlay=False)
+
+    assert needs_ocr(pymupdf.open(scan)[0], 0)
+    assert needs_ocr(stamped[0], len("Exhibit 12 - page 1"))
+    assert not needs_ocr(text[0], len(text[0].get_text()))
+    assert not needs_ocr(picture[0], 0)  # a picture on a blank page is no scan
+    assert not needs_ocr(with_text, len(with_text.get_text()))  # a scan with its text layer
+
+
+def test_a_scanned_pdf_opens_with_its_pages_left_to_ocr(tmp_path: Path) -> None:
+    scan = write_scanned_pdf(tmp_path / "scan.pdf", [SCANNED_ENGLISH, SCANNED_CHINESE])
+    with open_document(scan) as document:
+        pages = list(document.pages())  # no "OCR is needed" error: OCR will read them
+        assert [page.blocks for page in pages] == [(), ()]
+        assert document.ocr_pages == [1, 2]
