@@ -50,6 +50,8 @@ class DocumentInfo:
     embedded: int
     note: str | None
     indexed_at: str
+    ocr_done: int  # pages OCR'd, of
+    ocr_pages: int  # the pages without a text layer
 
     @property
     def name(self) -> str:
@@ -186,7 +188,11 @@ class Store:
     def _documents(self, where: str, parameters: list[Any]) -> list[DocumentInfo]:
         rows = self.db.execute(
             f"""SELECT d.*, (SELECT count(*) FROM vectors v JOIN chunks c ON c.id = v.chunk_id
-                             WHERE c.document_id = d.id) AS embedded
+                             WHERE c.document_id = d.id) AS embedded,
+                       (SELECT count(words) FROM ocr_pages o WHERE o.document_id = d.id)
+                         AS ocr_done,
+                       (SELECT count(*) FROM ocr_pages o WHERE o.document_id = d.id)
+                         AS ocr_pages
                 FROM documents d {where} ORDER BY d.title COLLATE NOCASE, d.id""",
             parameters,
         )
