@@ -162,7 +162,8 @@ class Docent:
     async def render_page(
         self, path: Path, page: int, zoom: float = 1.5, passage: str = ""
     ) -> RenderedPage:
-        return await self._previewer.render(path, page, zoom, passage)
+        words = await self.library.ocr_words(str(path), page)
+        return await self._previewer.render(path, page, zoom, passage, words)
 
     async def apply_settings(self, settings: Settings) -> None:
         """Use new settings from now on: a changed local model reloads at the next question,

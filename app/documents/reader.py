@@ -17,7 +17,7 @@ import queue
 import subprocess
 import threading
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
@@ -161,10 +161,18 @@ class DocumentReader:
         return self._thread.stream(lambda emit: self._parse(path, emit))
 
     async def render(
-        self, path: Path, page: int, zoom: float = 1.5, passage: str = ""
+        self,
+        path: Path,
+        page: int,
+        zoom: float = 1.5,
+        passage: str = "",
+        words: Sequence[tuple[str, float, float, float, float]] = (),
     ) -> RenderedPage:
+        """The page as a picture, the passage marked (`words`: the page's, if OCR read it)."""
         request = {"op": "render", "path": str(path), "page": page, "zoom": zoom}
-        message = await self._thread.run(self._request, request | {"passage": passage})
+        message = await self._thread.run(
+            self._request, request | {"passage": passage, "words": list(words)}
+        )
         return RenderedPage(
             png=base64.b64decode(message["png"]),
             page=message["page"],

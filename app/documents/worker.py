@@ -120,7 +120,13 @@ def ocr(path: Path, number: int, send: Send) -> None:
 
 
 def render(request: dict[str, Any], send: Send) -> None:
-    page = render_page(Path(request["path"]), request["page"], request["zoom"], request["passage"])
+    page = render_page(
+        Path(request["path"]),
+        request["page"],
+        request["zoom"],
+        request["passage"],
+        [tuple(word) for word in request["words"]],
+    )
     send(
         {
             "event": "rendered",

@@ -188,6 +188,9 @@ class Library:
                 self._wrote(version)
         return version is not None
 
+    async def ocr_words(self, path: str, page: int) -> list[tuple[str, float, float, float, float]]:
+        return await self.read(lambda store: store.ocr_words(path, page))
+
     async def remove(self, document_id: int) -> bool:
         async with self._vectors_lock:
             version = await self.write(lambda store: store.remove_document(document_id))

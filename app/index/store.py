@@ -335,6 +335,15 @@ class Store:
     def index_version(self) -> int:
         return int(self.get_meta("index_version") or 0)
 
+    def ocr_words(self, path: str, page: int) -> list[tuple[str, float, float, float, float]]:
+        """The OCR'd words of a page and their boxes; none for a page with a text layer."""
+        row = self.db.execute(
+            """SELECT o.words FROM ocr_pages o JOIN documents d ON d.id = o.document_id
+               WHERE d.path = ? AND o.page = ?""",
+            [path, page],
+        ).fetchone()
+        return [tuple(word) for word in json.loads(row[0])] if row and row[0] else []
+
     # --- search ----------------------------------------------------------------------------
 
     def keyword_search(

@@ -10,7 +10,14 @@ from PIL import Image
 
 from app.bootstrap import Docent
 from app.intake import FileFailed, FileIndexed, IntakeEvent, OcrFailed, OcrProgress, Subscription
-from tests.documents import SCANNED_CHINESE, SCANNED_ENGLISH, scan_of, write_pdf, write_scanned_pdf
+from tests.documents import (
+    SCANNED_CHINESE,
+    SCANNED_ENGLISH,
+    scan_of,
+    text_page,
+    write_pdf,
+    write_scanned_pdf,
+)
 from tests.integration.conftest import opened, run
 
 
@@ -56,6 +63,13 @@ def test_a_scanned_pdf_is_searchable_page_by_page_and_blocks_no_other_file(
             assert ("report.pdf", 2) in await found(docent, "invoices retained")
             (document,) = await docent.library.match_documents(["scan.pdf"])
             assert document.chunks > 0
+            # The citation preview marks the passage where OCR read its words.
+            (passage, *_) = await docent.library.search("gasket assembly fortnight", k=1)
+            page = await docent.render_page(scan, 1, zoom=2, passage=passage.chunk.text)
+            (printed,) = text_page(pymupdf.open(), SCANNED_ENGLISH).search_for("gasket")
+            printed *= 2
+            assert any(abs(printed & box) > 0.5 * abs(printed) for box in page.highlights)
+            assert all(abs(pymupdf.Rect(box)) < 4 * abs(printed) for box in page.highlights)
 
     run(scenario())
 

@@ -9,6 +9,7 @@ import pytest
 
 from app.documents.ocr import needs_ocr, read_page
 from app.documents.parse import open_document
+from app.documents.render import passage_boxes
 from tests.documents import (
     SCANNED_CHINESE,
     SCANNED_ENGLISH,
@@ -72,3 +73,24 @@ def test_a_scanned_pdf_opens_with_its_pages_left_to_ocr(tmp_path: Path) -> None:
         pages = list(document.pages())  # no "OCR is needed" error: OCR will read them
         assert [page.blocks for page in pages] == [(), ()]
         assert document.ocr_pages == [1, 2]
+
+
+def test_a_passage_is_found_among_ocr_words_whatever_their_spacing() -> None:
+    words = [
+        ("Valve", 10, 10, 40, 20),
+        ("seven", 45, 10, 80, 20),
+        ("leaks.", 85, 10, 120, 20),
+        ("Budget", 10, 30, 50, 40),
+        ("垫", 10, 50, 20, 60),
+        ("圈", 20, 50, 30, 60),
+        ("组件", 30, 50, 50, 60),
+    ]
+    assert passage_boxes(words, "valve") == []  # case matters: OCR read it as printed
+    assert passage_boxes(words, "Valve seven\nleaks. 垫圈 组件") == [
+        (10, 10, 40, 20),
+        (45, 10, 80, 20),
+        (85, 10, 120, 20),
+        (10, 50, 20, 60),
+        (20, 50, 30, 60),
+        (30, 50, 50, 60),
+    ]
