@@ -276,6 +276,11 @@ class Intake:
                 elif running or (finished and behind):
                     yield event
 
+    async def resume(self) -> None:
+        """OCR the pages a previous session left unread (a batch resumes them too)."""
+        if await self.library.next_ocr_page() is not None:
+            self._start_ocr()
+
     def watch(self, folders: Sequence[Path]) -> None:
         """Follow `folders` from now on, replacing any earlier watch: first what changed while
         Docent was closed, then changes as they happen."""

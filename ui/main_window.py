@@ -260,6 +260,7 @@ class MainWindow(QMainWindow):
         await self.refresh()
         self.documents.tick(self.state.scope)
         self.watch_folders()
+        await self.docent.intake.resume()
         if not self.state.first_run_done:
             self.state.first_run_done = True
             self.save_state()

@@ -182,11 +182,22 @@ class DocumentReader:
         )
 
     async def ocr(self, path: Path, page: int) -> PageOcred:
-        """OCR one page (1-based), within the limits a document's reading has."""
+        """OCR one page (1-based) within the reader's limits; cancelling it stops the child
+        at once rather than after the page (seconds)."""
         request = {"op": "ocr", "path": str(path), "page": page}
-        message = await self._thread.run(self._request, request, self.limits.timeout_s)
-        chunks = [Chunk(*row) for row in message["chunks"]]
-        return PageOcred(chunks, [tuple(word) for word in message["words"]])
+
+        def read(emit: Emitter[PageOcred]) -> None:
+            def handle(message: dict[str, Any]) -> bool:
+                chunks = [Chunk(*row) for row in message["chunks"]]
+                emit(PageOcred(chunks, [tuple(word) for word in message["words"]]))
+                return True
+
+            self._exchange(request, handle, lambda: emit.closed)
+
+        async with contextlib.aclosing(self._thread.stream(read)) as results:
+            async for result in results:
+                return result
+        raise DocumentError("the OCR reader answered nothing")
 
     async def close(self) -> None:
         await self._thread.run(self._stop)
@@ -215,16 +226,14 @@ class DocumentReader:
 
         self._exchange(request, handle, lambda: emit.closed)
 
-    def _request(
-        self, request: dict[str, Any], timeout_s: float = PREVIEW_TIMEOUT_S
-    ) -> dict[str, Any]:
+    def _request(self, request: dict[str, Any]) -> dict[str, Any]:
         answers: list[dict[str, Any]] = []
 
         def handle(message: dict[str, Any]) -> bool:
             answers.append(message)
             return True
 
-        self._exchange(request, handle, lambda: False, timeout_s=timeout_s)
+        self._exchange(request, handle, lambda: False, timeout_s=PREVIEW_TIMEOUT_S)
         return answers[0]
 
     def _exchange(

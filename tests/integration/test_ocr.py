@@ -99,3 +99,26 @@ def test_images_dropped_as_documents_are_ocred_and_found(tmp_path: Path) -> None
             assert formats == {"memo.png": "image", "fax.tiff": "image"}
 
     run(scenario())
+
+
+def test_ocr_left_unfinished_resumes_in_the_next_session(tmp_path: Path) -> None:
+    scan = write_scanned_pdf(tmp_path / "scan.pdf", [SCANNED_ENGLISH])
+
+    async def first_session() -> None:
+        async with opened(embeddings=False) as docent:
+            with docent.intake.subscribe() as events:
+                docent.intake.add([scan])
+                await until(events, FileIndexed, scan)
+        # Closed while its page was being read: the OCR reader stopped mid-page.
+
+    async def second_session() -> None:
+        async with opened(embeddings=False) as docent:
+            (document,) = await docent.library.documents()
+            assert (document.ocr_done, document.ocr_pages) == (0, 1)
+            with docent.intake.subscribe() as events:
+                await docent.intake.resume()
+                await until(events, OcrProgress, scan, done=1, total=1)
+            assert ("scan.pdf", 1) in await found(docent, "gasket assembly fortnight")
+
+    run(first_session())
+    run(second_session())
