@@ -94,3 +94,13 @@ def test_a_passage_is_found_among_ocr_words_whatever_their_spacing() -> None:
         (20, 50, 30, 60),
         (30, 50, 50, 60),
     ]
+
+
+def test_an_image_only_page_inside_a_text_pdf_is_left_to_ocr_alone(tmp_path: Path) -> None:
+    mixed = pymupdf.open(write_pdf(tmp_path / "report.pdf"))
+    mixed.insert_pdf(pymupdf.open(write_scanned_pdf(tmp_path / "scan.pdf", [SCANNED_ENGLISH])))
+    mixed.save(tmp_path / "mixed.pdf")
+    with open_document(tmp_path / "mixed.pdf") as document:
+        pages = list(document.pages())
+        assert document.ocr_pages == [5]
+        assert [bool(page.blocks) for page in pages] == [True, True, True, True, False]
