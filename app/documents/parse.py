@@ -192,8 +192,8 @@ class ParsedDocument:
     def _why_no_text(self) -> str:
         if any(self.load_page(i).get_images() for i in range(self.page_count)):
             return (
-                "no text layer: the pages are images (a scan?), so OCR is needed before "
-                "Docent can index it"
+                "no text layer, and no page is a scan to OCR: its pictures cover too little "
+                "of the page to hold its text"
             )
         return "contains no text"
 

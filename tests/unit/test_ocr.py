@@ -70,7 +70,7 @@ def test_only_pages_without_a_usable_text_layer_need_ocr(tmp_path: Path) -> None
 def test_a_scanned_pdf_opens_with_its_pages_left_to_ocr(tmp_path: Path) -> None:
     scan = write_scanned_pdf(tmp_path / "scan.pdf", [SCANNED_ENGLISH, SCANNED_CHINESE])
     with open_document(scan) as document:
-        pages = list(document.pages())  # no "OCR is needed" error: OCR will read them
+        pages = list(document.pages())  # no "no text layer" error: OCR will read them
         assert [page.blocks for page in pages] == [(), ()]
         assert document.ocr_pages == [1, 2]
 
