@@ -15,6 +15,9 @@ from typing import Any
 # 150 dpi reads 11 pt English and Chinese on an A4 page without an error; 200 dpi was no better
 # and no faster (the recogniser, which sees each line at a fixed height, takes most of the time).
 OCR_DPI = 150
+# A poster or an A0 plan at OCR_DPI would be a picture of hundreds of MB (and the detector sees
+# at most 2,000 pixels a side anyway): larger pages are read at a lower resolution.
+MAX_SIDE_PIXELS = 3000
 # A page is a scan when images cover this much of it and it has no text, or when one image covers
 # nearly all of it and its text is no more than a stamp, a page number or a Bates label.
 IMAGE_ONLY_COVER = 0.5
@@ -67,10 +70,16 @@ def _engine() -> Any:
     )
 
 
+def ocr_dpi(width: float, height: float, dpi: int = OCR_DPI) -> int:
+    """The resolution to read a page of this size (in points) at."""
+    return max(1, min(dpi, int(MAX_SIDE_PIXELS * 72 / max(width, height, 1.0))))
+
+
 def read_page(page: Any, dpi: int = OCR_DPI) -> OcrPage:
     """OCR one PyMuPDF page: its words with their boxes, and its text in paragraphs."""
     import numpy as np
 
+    dpi = ocr_dpi(page.rect.width, page.rect.height, dpi)
     pixmap = page.get_pixmap(dpi=dpi)  # RGB, no alpha
     image = np.frombuffer(pixmap.samples, dtype=np.uint8).reshape(pixmap.h, pixmap.w, 3)
     result = _engine()(np.ascontiguousarray(image[:, :, ::-1]), return_word_box=True)  # BGR

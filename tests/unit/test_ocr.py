@@ -7,7 +7,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from app.documents.ocr import needs_ocr, read_page
+from app.documents.ocr import needs_ocr, ocr_dpi, read_page
 from app.documents.parse import open_document
 from app.documents.render import passage_boxes
 from tests.documents import (
@@ -104,3 +104,10 @@ def test_an_image_only_page_inside_a_text_pdf_is_left_to_ocr_alone(tmp_path: Pat
         pages = list(document.pages())
         assert document.ocr_pages == [5]
         assert [bool(page.blocks) for page in pages] == [True, True, True, True, False]
+
+
+def test_a_page_too_large_for_the_ocr_resolution_is_read_at_a_lower_one() -> None:
+    assert ocr_dpi(595, 842) == 150  # A4: 1,240 x 1,754 pixels
+    a0 = ocr_dpi(2384, 3370)
+    assert a0 < 150
+    assert 2900 <= 3370 * a0 / 72 <= 3000
