@@ -9,6 +9,7 @@ there, under the reader's time and memory limits.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,32 +86,92 @@ def read_page(page: Any, dpi: int = OCR_DPI) -> OcrPage:
     result = _engine()(np.ascontiguousarray(image[:, :, ::-1]), return_word_box=True)  # BGR
     scale = 72 / dpi
     x, y = page.rect.x0, page.rect.y0
-    words: list[Word] = []
-    paragraphs: list[list[str]] = []
-    previous_bottom: float | None = None
-    for line, line_words in zip(result.txts or (), result.word_results or (), strict=False):
-        text = line.strip()
-        if not text:
-            continue
-        tops = [point[1] for _, _, box in line_words for point in box]
-        top, bottom = (min(tops), max(tops)) if tops else (0.0, 0.0)
-        height = max(bottom - top, 1.0)
-        if previous_bottom is None or top - previous_bottom > PARAGRAPH_GAP * height:
-            paragraphs.append([])
-        paragraphs[-1].append(text)
-        previous_bottom = bottom
+    lines: list[Line] = []
+    for text, line_words in zip(result.txts or (), result.word_results or (), strict=False):
+        words = []
         for word, _score, box in line_words:
             xs = [point[0] for point in box]
             ys = [point[1] for point in box]
-            words.append(
-                Word(
-                    word,
-                    (
-                        x + min(xs) * scale,
-                        y + min(ys) * scale,
-                        x + max(xs) * scale,
-                        y + max(ys) * scale,
-                    ),
-                )
+            box_on_page = (
+                x + min(xs) * scale,
+                y + min(ys) * scale,
+                x + max(xs) * scale,
+                y + max(ys) * scale,
             )
-    return OcrPage(tuple(words), tuple("\n".join(lines) for lines in paragraphs))
+            words.append(Word(word, box_on_page))
+        if text.strip() and words:
+            lines.append(Line(text.strip(), tuple(words)))
+    blocks = in_reading_order(lines)
+    return OcrPage(
+        tuple(word for block in blocks for line in block for word in line.words),
+        tuple("\n".join(line.text for line in block) for block in blocks),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    text: str
+    words: tuple[Word, ...]
+
+    @property
+    def box(self) -> tuple[float, float, float, float]:
+        return _union(word.box for word in self.words)
+
+
+def in_reading_order(lines: Sequence[Line]) -> list[list[Line]]:
+    """Lines grouped into blocks (a paragraph of one column), the blocks in reading order.
+
+    RapidOCR lists lines top to bottom across the whole page, which interleaves columns. A line
+    joins the block just above it that it overlaps sideways; a block is read after the blocks
+    above it that it overlaps sideways and after those on its left on the same rows; of the
+    blocks that may be read next, the leftmost, then the highest, is.
+    """
+    blocks: list[list[Line]] = []
+    for line in sorted(lines, key=lambda line: line.box[1]):
+        x0, y0, x1, _ = line.box
+        for block in reversed(blocks):
+            bx0, _, bx1, by1 = block[-1].box
+            height = by1 - block[-1].box[1]
+            overlap = min(x1, bx1) - max(x0, bx0)
+            if overlap > 0.5 * min(x1 - x0, bx1 - bx0) and y0 - by1 < PARAGRAPH_GAP * height:
+                block.append(line)
+                break
+        else:
+            blocks.append([line])
+    boxes = [_union(line.box for line in block) for block in blocks]
+
+    def before(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+        sideways = min(a[2], b[2]) > max(a[0], b[0])
+        same_rows = min(a[3], b[3]) > max(a[1], b[1])
+        return (sideways and (a[1] + a[3]) / 2 < b[1]) or (
+            same_rows and not sideways and a[2] <= b[0]
+        )
+
+    after = [
+        [j for j in range(len(boxes)) if j != i and before(boxes[i], boxes[j])]
+        for i in range(len(boxes))
+    ]
+    waiting = [0] * len(boxes)
+    for followers in after:
+        for j in followers:
+            waiting[j] += 1
+    left = set(range(len(boxes)))
+    ordered: list[list[Line]] = []
+    while left:
+        ready = [i for i in left if not waiting[i]]
+        # A cycle (overlapping boxes of a skewed scan) is broken at the highest block.
+        pick = (
+            min(ready, key=lambda i: (boxes[i][0], boxes[i][1]))
+            if ready
+            else min(left, key=lambda i: (boxes[i][1], boxes[i][0]))
+        )
+        left.remove(pick)
+        ordered.append(blocks[pick])
+        for j in after[pick]:
+            waiting[j] -= 1
+    return ordered
+
+
+def _union(boxes: Iterable[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:
+    x0s, y0s, x1s, y1s = zip(*boxes, strict=True)
+    return min(x0s), min(y0s), max(x1s), max(y1s)

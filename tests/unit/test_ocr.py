@@ -7,7 +7,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from app.documents.ocr import needs_ocr, ocr_dpi, read_page
+from app.documents.ocr import Line, Word, in_reading_order, needs_ocr, ocr_dpi, read_page
 from app.documents.parse import open_document
 from app.documents.render import passage_boxes
 from tests.documents import (
@@ -111,3 +111,26 @@ def test_a_page_too_large_for_the_ocr_resolution_is_read_at_a_lower_one() -> Non
     a0 = ocr_dpi(2384, 3370)
     assert a0 < 150
     assert 2900 <= 3370 * a0 / 72 <= 3000
+
+
+def test_columns_are_read_one_after_the_other_between_a_heading_and_a_footer() -> None:
+    def line(text: str, x0: float, y0: float, x1: float) -> Line:
+        return Line(text, (Word(text, (x0, y0, x1, y0 + 12)),))
+
+    header = line("Annual report", 50, 20, 545)
+    left = [line(f"left {n}", 50, 60 + 18 * n, 285) for n in range(3)]
+    left_after_a_gap = [line(f"left {n}", 50, 140 + 18 * n, 285) for n in range(3, 5)]
+    right = [line(f"right {n}", 310, 60 + 18 * n, 545) for n in range(4)]
+    footer = line("Page 1", 50, 800, 545)
+    # As RapidOCR lists them: top to bottom across the page.
+    listed = sorted([header, *left, *left_after_a_gap, *right, footer], key=lambda x: x.box[1])
+
+    blocks = in_reading_order(listed)
+
+    assert [[x.text for x in block] for block in blocks] == [
+        ["Annual report"],
+        ["left 0", "left 1", "left 2"],
+        ["left 3", "left 4"],
+        ["right 0", "right 1", "right 2", "right 3"],
+        ["Page 1"],
+    ]
