@@ -398,6 +398,8 @@ class Intake:
         except Exception as error:  # the index failed: the pass stops, the next batch resumes it
             where = (Path(pending.path), pending.page) if pending else (Path(), 0)
             self._publish(OcrFailed(*where, f"OCR stopped: {error}"))
+        # OCR's models hold ~850 MB in the child: not kept while there is nothing to read.
+        await self.ocr_reader.stop()
         if self._embed_after_ocr:
             self._embed_after_ocr = False
             await self._embed()

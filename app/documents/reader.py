@@ -199,6 +199,15 @@ class DocumentReader:
                 return result
         raise DocumentError("the OCR reader answered nothing")
 
+    @property
+    def running(self) -> bool:
+        """Whether a child process is up (a glance from any thread: it may change at once)."""
+        return self._child is not None
+
+    async def stop(self) -> None:
+        """End the child now, to free its memory; the next request starts another."""
+        await self._thread.run(self._stop)
+
     async def close(self) -> None:
         await self._thread.run(self._stop)
         self._thread.shutdown()

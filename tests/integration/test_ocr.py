@@ -93,6 +93,7 @@ def test_images_dropped_as_documents_are_ocred_and_found(tmp_path: Path) -> None
             ocr = [e for e in events if isinstance(e, OcrProgress)]
             progress = [(e.path.name, e.done, e.total) for e in ocr]
             assert sorted(progress) == [("fax.tiff", 1, 2), ("fax.tiff", 2, 2), ("memo.png", 1, 1)]
+            assert not docent.ocr_reader.running  # its models' memory freed once all is read
             assert ("memo.png", 1) in await found(docent, "intermittent leakage valve")
             assert ("fax.tiff", 2) in await found(docent, "间歇性渗漏")
             formats = {d.name: d.format for d in await docent.library.documents()}
