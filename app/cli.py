@@ -349,6 +349,7 @@ async def _ask(
                     "metrics": metrics.as_dict(),
                     "cancelled": finished.cancelled,
                     "grounded": finished.grounded,
+                    "unsupported_draft": finished.unsupported_draft,
                     "history_id": finished.history_id,
                     "sent": None
                     if finished.sent is None
@@ -357,14 +358,17 @@ async def _ask(
                 if not as_json:
                     if finished.cancelled:
                         out.write(" [stopped]")
+                    if finished.unsupported_draft is not None:  # streamed above: disowned here
+                        out.write(f"\n\n{printable(answer)}\n")
                     out.write("\n\nSources:\n")
                     cited = {c.number for c in citations}
                     for source in result.get("sources", []):
                         mark = "*" if source["number"] in cited else " "
                         out.write(f" {mark}[{source['number']}] {printable(source['where'])}\n")
-                    if finished.grounded is not None and finished.grounded < 1:
+                    grounded = finished.grounded
+                    if finished.unsupported_draft is None and grounded is not None and grounded < 1:
                         out.write(
-                            f"\nNote: the sources support {finished.grounded:.0%} of this "
+                            f"\nNote: the sources support {grounded:.0%} of this "
                             "answer's sentences; check the rest against the documents.\n"
                         )
                     out.write("\n" + printable(metrics.footer()) + "\n")

@@ -105,20 +105,22 @@ class CitationTracker:
 
     def _attribute(self, sentence: str, end: int) -> list[Attribution]:
         claim = _LEAD_IN.sub("", _MARKER.sub(" ", sentence), count=1)
-        terms = set(keyword_terms_all(claim)) - self._question_terms
-        if not terms:
-            return []
-        self.sentences += 1
         # A value (a number, a version, "deb12u1", FNM_PATHNAME) is the evidence of a lookup's
         # answer: the source that states it whole wins, and suffices, even among other words.
+        # Its digits are not words of their own: "$0.01" is not supported by any "0" or "01".
         values = stated_values(claim) - self._question_values
+        digits = {part for value in values for part in keyword_terms_all(value) if part.isdigit()}
+        terms = set(keyword_terms_all(claim)) - self._question_terms - digits
+        if not terms and not values:
+            return []
+        self.sentences += 1
         best_number, best = 0, (0, 0)  # (values shared, terms shared)
         for number, source_terms in self._terms.items():
             shared = (len(values & self._values[number]), len(terms & source_terms))
             if shared > best:
                 best_number, best = number, shared
         shared_values, shared_terms = best
-        support = shared_terms / len(terms)
+        support = shared_terms / len(terms) if terms else 0.0
         if support < SUPPORT_THRESHOLD and not shared_values:
             return []
         few = shared_terms < min(MIN_SHARED_TERMS, len(terms))

@@ -115,6 +115,9 @@ class Finished:
     cancelled: bool
     grounded: float | None  # share of sentences a source supports; None for an empty answer
     sent: tuple[Message, ...] | None = None  # exactly what a cloud call sent (None: nothing)
+    # No source supported a sentence of the model's answer: `answer` says the documents do not
+    # answer the question, and what the model wrote is kept here, never shown as the answer.
+    unsupported_draft: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

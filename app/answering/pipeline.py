@@ -7,6 +7,7 @@ consume the same way.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from app.answering.extraction import extract, value_kind
 from app.answering.metrics import AnswerMetrics
 from app.cjk import estimate_tokens
 from app.index import HistoryRecord, Library, Passage
+from app.index.terms import stated_values
 from app.llm.engine import (
     CancelToken,
     ChatEngine,
@@ -122,6 +124,37 @@ class _Attempt:
 
 # A local draft whose sentences the sources support less than this is escalated (cascade).
 CASCADE_GROUNDED = 0.5
+SEARCHED_NAMES = 5  # documents named when saying the documents do not answer
+
+
+# The model saying it found nothing: "Could not find the answer in the documents." is made of
+# words the documents hold, so its sentences look supported.
+_NOT_FOUND = re.compile(
+    r"\b(?:could not|couldn't|cannot|can't|unable to|did not|didn't) find\b"
+    r"|\bno (?:relevant )?information\b"
+    r"|\bnot (?:mentioned|stated|provided|specified|found|given) in the "
+    r"(?:documents?|sources?|text|context|passages?)"
+    r"|(?:documents?|sources?|passages?|context|text)(?: provided)? (?:do|does|did)(?: not|n't) "
+    r"(?:mention|say|state|specify|contain|include|provide)"
+    r"|(?:未|没有|无法)找到|找不到"
+    r"|(?:文档|资料|来源|信息|上下文)[^。，,]{0,12}(?:没有|未|并未|不)(?:提到|提及|说明|包含|提供)",
+    re.IGNORECASE,
+)
+
+
+def _unsupported(attempt: _Attempt) -> bool:
+    """A finished answer no sentence of which a source supports came from the model's memory,
+    not from the documents, as does one saying it found nothing. A computed value is the
+    calculator's, not a source's: supported."""
+    generation = attempt.generation
+    if attempt.error or generation is None or generation.finish_reason == "cancelled":
+        return False
+    answer = attempt.tracker.text
+    if _NOT_FOUND.search(answer):
+        return True
+    if attempt.tracker.grounded_share:
+        return False
+    return not (attempt.hint and stated_values(attempt.hint) & stated_values(answer))
 
 
 class Answerer:
@@ -249,6 +282,11 @@ class Answerer:
                 yield event
 
         answer = attempt.tracker.text.strip()
+        unsupported_draft = None
+        if _unsupported(attempt):
+            unsupported_draft = answer
+            answer = await self._not_in_documents(scope, sources)
+            attempt.cited.clear()
         metrics = AnswerMetrics.measure(
             route=attempt.decision.route,
             model=attempt.decision.model,
@@ -260,7 +298,15 @@ class Answerer:
         )
         generation = attempt.generation
         cancelled = generation is not None and generation.finish_reason == "cancelled"
-        status = "failed" if attempt.error else "cancelled" if cancelled else "finished"
+        status = (
+            "failed"
+            if attempt.error
+            else "cancelled"
+            if cancelled
+            else "declined"
+            if unsupported_draft is not None
+            else "finished"
+        )
         grounded = attempt.tracker.grounded_share
         history_id = await self.library.record(
             _history(question, scope, answer, status, attempt, metrics, grounded)
@@ -278,7 +324,27 @@ class Answerer:
                 cancelled,
                 grounded,
                 attempt.sent,
+                unsupported_draft,
             )
+
+    async def _not_in_documents(
+        self, scope: Sequence[int] | None, sources: Sequence[Source]
+    ) -> str:
+        """What Docent says instead of an answer no source supports: which documents it
+        searched and where it looked closest, so the user can check (or re-ask the cloud)."""
+        documents = await self.library.documents()
+        if scope is not None:
+            documents = [d for d in documents if d.id in set(scope)]
+        names = [d.name for d in documents]
+        searched = ", ".join(names[:SEARCHED_NAMES]) + (
+            f" and {len(names) - SEARCHED_NAMES} more" if len(names) > SEARCHED_NAMES else ""
+        )
+        closest = "; ".join(source.where for source in sources[:2])
+        return (
+            "The documents do not seem to answer this: none of the passages found supports the "
+            f"model's answer. Searched {len(names)} document{'s' if len(names) != 1 else ''} "
+            f"({searched}); closest passages: {closest}."
+        )
 
     def _draft_check(self, attempt: _Attempt, question: str) -> RouteDecision | None:
         """A finished local draft that no source supports well enough is escalated."""

@@ -104,6 +104,10 @@ class Answer(BaseModel):
     grounded: float | None = Field(
         description="Share of the answer's sentences a source supports; none for an empty answer."
     )
+    declined: bool = Field(
+        description="True when no source supported the model's answer: `answer` then says the "
+        "documents do not seem to answer the question, and which ones were searched."
+    )
     cancelled: bool
 
 
@@ -225,6 +229,7 @@ def _answer(question: str, finished: Finished) -> Answer:
         citations=[_cited(source) for source in finished.citations],
         metrics=Metrics.model_validate(finished.metrics.as_dict()),
         grounded=finished.grounded,
+        declined=finished.unsupported_draft is not None,
         cancelled=finished.cancelled,
     )
 

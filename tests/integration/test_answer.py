@@ -106,6 +106,17 @@ def test_a_chinese_question_is_answered_from_the_chinese_page(tmp_path: Path) ->
     assert [c.page for c in finished.citations][:1] == [4]
 
 
+def test_a_question_the_report_does_not_answer_is_declined_not_made_up(tmp_path: Path) -> None:
+    events, history = run(ask(tmp_path, "What is the capital of Australia?"))
+    finished = events[-1]
+    assert isinstance(finished, Finished)
+    assert finished.unsupported_draft  # what the model wrote from memory, kept aside
+    assert finished.answer.startswith("The documents do not seem to answer this")
+    assert "Searched 1 document (report.pdf)" in finished.answer
+    assert finished.citations == ()
+    assert (history[0]["status"], history[0]["answer"]) == ("declined", finished.answer)
+
+
 def test_cancel_stops_generation_within_one_token(tmp_path: Path) -> None:
     events, history = run(
         ask(tmp_path, "Summarise every section of the report in detail.", cancel_after_tokens=3)

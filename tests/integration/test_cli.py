@@ -43,6 +43,13 @@ def test_index_ask_docs_remove(tmp_path: Path) -> None:
     assert "[1] report.pdf, p. 2 (page 3 of the file) — Section 4: Privacy" in rest
     assert rest.strip().splitlines()[-1].startswith("route: local (qwen2.5-coder-0.5b) · why: ")
 
+    unanswered = docent("ask", "--json", "What is the capital of Australia?")
+    assert unanswered.returncode == 0, unanswered.stderr
+    declined = json.loads(unanswered.stdout)
+    assert declined["unsupported_draft"]  # the model's guess from memory, not the answer
+    assert declined["answer"].startswith("The documents do not seem to answer this: ")
+    assert declined["citations"] == []
+
     removed = docent("remove", "report.pdf")
     assert removed.returncode == 0
     assert json.loads(docent("docs", "--json").stdout) == []

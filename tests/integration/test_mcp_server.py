@@ -156,6 +156,7 @@ async def ask(client: Client) -> None:
     assert len(partial) >= 3  # streamed, not whole
     assert "".join(partial).strip() == answer["answer"]
     assert re.search(r"seven|7", answer["answer"])
+    assert answer["declined"] is False
     assert any(c["document"] == POLICY and c["page"] == 2 for c in answer["citations"])
     metrics = answer["metrics"]
     assert (metrics["route"], metrics["model"], metrics["cost_usd"]) == (

@@ -370,3 +370,25 @@ def test_in_excerpts_mode_the_cascade_sends_no_file_name_not_even_in_the_draft(
     everything_sent = json.dumps([m.content for m in finished.sent]) + history(library)[0]["sent"]
     assert "report.pdf" not in everything_sent  # …without the file's name
     assert "page 1" not in everything_sent
+
+
+def test_an_answer_no_source_supports_is_declined_naming_what_was_searched(tmp_path: Path) -> None:
+    engine = ScriptedEngine(["Invoices are printed", " on blue paper in Oslo."])
+    answerer, library = make_answerer(tmp_path, engine)
+    finished = collect(answerer, "What colour is the paper customer invoices are printed on?")[-1]
+    assert isinstance(finished, Finished)
+    assert finished.unsupported_draft == "Invoices are printed on blue paper in Oslo."
+    assert finished.answer.startswith("The documents do not seem to answer this")
+    assert "Searched 1 document (report.pdf); closest passages: report.pdf, p. 1" in finished.answer
+    assert finished.citations == ()
+    assert finished.grounded == 0.0
+    history = asyncio.run(library.read(lambda store: store.history()))
+    assert (history[0]["status"], history[0]["answer"]) == ("declined", finished.answer)
+
+
+def test_a_supported_answer_is_given_whole(tmp_path: Path) -> None:
+    engine = ScriptedEngine(["Customer invoices are retained for seven years."])
+    answerer, _ = make_answerer(tmp_path, engine)
+    finished = collect(answerer, "How long are customer invoices kept?")[-1]
+    assert finished.unsupported_draft is None
+    assert finished.answer == "Customer invoices are retained for seven years."
