@@ -52,7 +52,9 @@ class Docent:
         self.library = Library(paths.database, self.embedder_factory() if embeddings else None)
         limits = ReadLimits.from_settings(settings.library)
         self.reader = DocumentReader(limits)
-        self.intake = Intake(self.library, self.reader)
+        # Its own process for OCR, so a long scan never holds up the documents behind it.
+        self.ocr_reader = DocumentReader(ReadLimits.for_ocr(settings.library), name="ocr")
+        self.intake = Intake(self.library, self.reader, self.ocr_reader)
         self.chat = LocalChatModel(settings.local, self.catalog, paths.models_dir)
         self.cloud_session = CloudSession(settings.cloud, self.open_cloud_routes)
         self.budget = Budget(self.library, settings.routing.monthly_budget_usd)
@@ -160,7 +162,8 @@ class Docent:
     async def render_page(
         self, path: Path, page: int, zoom: float = 1.5, passage: str = ""
     ) -> RenderedPage:
-        return await self._previewer.render(path, page, zoom, passage)
+        words = await self.library.ocr_words(str(path), page)
+        return await self._previewer.render(path, page, zoom, passage, words)
 
     async def apply_settings(self, settings: Settings) -> None:
         """Use new settings from now on: a changed local model reloads at the next question,
@@ -178,6 +181,7 @@ class Docent:
             )
         self._settings = settings
         self.reader.limits = ReadLimits.from_settings(settings.library)
+        self.ocr_reader.limits = ReadLimits.for_ocr(settings.library)
         self.budget.monthly_usd = settings.routing.monthly_budget_usd
         self.cache = AnswerCache(settings.routing.cache_ttl_s)
         await self.chat.apply(settings.local)
@@ -189,5 +193,6 @@ class Docent:
         await self.chat.unload()
         await self.intake.close()
         await self.reader.close()
+        await self.ocr_reader.close()
         await self._previewer.close()
         await self.library.close()

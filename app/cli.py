@@ -44,6 +44,8 @@ from app.intake import (
     FileIndexed,
     FileSkipped,
     FileStarted,
+    OcrFailed,
+    OcrProgress,
     PagesParsed,
 )
 from app.llm.engine import CancelToken
@@ -281,6 +283,10 @@ async def _index(docent: Docent, paths: list[Path], *, embed: bool) -> int:
             case EmbeddingProgress(done=done, total=total):
                 embedded = done
                 progress.update(f"embedding: {done}/{total} chunks")
+            case OcrProgress(path=path, done=done, total=total):
+                progress.update(f"OCR {path.name}: {done}/{total} pages")
+            case OcrFailed(path=path, page=page, reason=reason):
+                progress.line(f"error: OCR of {path} page {page}: {reason}")
             case EmbeddingFailed(reason=reason) | BatchFailed(reason=reason):
                 failed += isinstance(event, BatchFailed)
                 progress.line(f"error: {reason}")

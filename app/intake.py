@@ -6,6 +6,11 @@ and runs one batch after another. Each file is read by the supervised reader pro
 written in one short transaction; whatever goes wrong with one file (a hang, a crash, an
 exception) is that file's FileFailed, and the batch goes on. Unchanged files (same size and time,
 or same content hash) are skipped. Once the queue is empty, chunks without a vector are embedded.
+
+Pages without a text layer (scans) are OCR'd by a pass of their own, beside the queue: a page
+takes seconds, so a 200-page scan would hold every other file back for many minutes. The pass
+has its own reader process, takes the pages left to OCR from the index (so a restart resumes
+it) and stores each page as it is read: the document is searchable page by page.
 """
 
 from __future__ import annotations
@@ -70,6 +75,23 @@ class FileRemoved:
     path: str
 
 
+@dataclass(frozen=True, slots=True)
+class OcrProgress:
+    """A page of a scan was OCR'd (or failed to be): `done` of its `total` pages are."""
+
+    path: Path
+    document_id: int
+    done: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class OcrFailed:
+    path: Path
+    page: int
+    reason: str
+
+
 IngestEvent = FileStarted | PagesParsed | FileIndexed | FileSkipped | FileFailed
 
 BatchKind = Literal["add", "sync"]
@@ -124,7 +146,7 @@ class LibraryChanged:
 
 @dataclass(frozen=True, slots=True)
 class Idle:
-    """Every batch is done and every chunk embedded."""
+    """Every batch is done, every scanned page OCR'd and every chunk embedded."""
 
 
 IntakeEvent = (
@@ -137,6 +159,8 @@ IntakeEvent = (
     | WatchProblem
     | EmbeddingProgress
     | EmbeddingFailed
+    | OcrProgress
+    | OcrFailed
     | LibraryChanged
     | Idle
 )
@@ -181,9 +205,15 @@ class Subscription:
 
 
 class Intake:
-    def __init__(self, library: Library, reader: DocumentReader) -> None:
+    def __init__(
+        self, library: Library, reader: DocumentReader, ocr_reader: DocumentReader
+    ) -> None:
         self.library = library
         self.reader = reader
+        self.ocr_reader = ocr_reader
+        self._ocr_task: asyncio.Task[None] | None = None
+        self._embed_after_ocr = False
+        self._busy = False  # a batch is being worked on (or its embedding)
         self._queue: asyncio.Queue[_Batch] = asyncio.Queue()
         self._listeners: set[asyncio.Queue[IntakeEvent]] = set()
         self._numbers = itertools.count(1)
@@ -226,13 +256,15 @@ class Intake:
     async def index(
         self, paths: Sequence[Path], *, force: bool = False, embed: bool = False
     ) -> AsyncIterator[IntakeEvent]:
-        """Index `paths` now and yield what happens to them; with `embed`, then the embedding
-        pass too, until the library is up to date."""
+        """Index `paths` now and yield what happens to them; with `embed`, then the OCR and
+        embedding passes too, until the library is up to date."""
         with self.subscribe() as events:
             mine = self.add(paths, force=force, embed=embed)
             running = finished = False
             async for event in events:
-                embedding = isinstance(event, EmbeddingProgress | EmbeddingFailed)
+                behind = isinstance(
+                    event, EmbeddingProgress | EmbeddingFailed | OcrProgress | OcrFailed
+                )
                 if isinstance(event, BatchStarted):
                     running = event.batch == mine
                 elif isinstance(event, BatchFinished) and event.batch == mine:
@@ -241,8 +273,13 @@ class Intake:
                         return
                 elif finished and isinstance(event, Idle):  # the first Idle after it is its own
                     return
-                elif running or (finished and embedding):
+                elif running or (finished and behind):
                     yield event
+
+    async def resume(self) -> None:
+        """OCR the pages a previous session left unread (a batch resumes them too)."""
+        if await self.library.next_ocr_page() is not None:
+            self._start_ocr()
 
     def watch(self, folders: Sequence[Path]) -> None:
         """Follow `folders` from now on, replacing any earlier watch: first what changed while
@@ -259,7 +296,7 @@ class Intake:
     async def close(self) -> None:
         """Stop watching and indexing: a file being read is abandoned (its reader process
         stopped), and the next start resumes where this stopped."""
-        for task in (self._watching, self._worker):
+        for task in (self._watching, self._worker, self._ocr_task):
             if task is not None:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
@@ -279,6 +316,7 @@ class Intake:
     async def _work(self) -> None:
         while True:
             batch = await self._queue.get()
+            self._busy = True
             self._embed_wanted |= batch.embed
             self._publish(BatchStarted(batch.number, batch.kind))
             try:
@@ -288,11 +326,15 @@ class Intake:
                 counts = (0, 0, 0, 0)
             self._publish(BatchFinished(batch.number, batch.kind, *counts))
             self._publish(LibraryChanged())
+            self._embed_after_ocr |= batch.embed
+            self._start_ocr()  # also resumes the pages a previous session left
             if self._queue.empty():
                 if self._embed_wanted:
                     self._embed_wanted = False
                     await self._embed()
-                self._publish(Idle())
+                self._busy = False
+                if self._ocr_task is None or self._ocr_task.done():
+                    self._publish(Idle())  # else the OCR pass says it when it ends
 
     async def _run(self, batch: _Batch) -> tuple[int, int, int, int]:
         removed = 0
@@ -334,6 +376,36 @@ class Intake:
             self._publish(EmbeddingFailed(f"embedding stopped: {error}"))
         self._publish(LibraryChanged())
 
+    def _start_ocr(self) -> None:
+        if self._ocr_task is None or self._ocr_task.done():
+            self._ocr_task = asyncio.ensure_future(self._ocr())
+
+    async def _ocr(self) -> None:
+        pending = None
+        try:
+            while (pending := await self.library.next_ocr_page()) is not None:
+                path = Path(pending.path)
+                try:
+                    page = await self.ocr_reader.ocr(path, pending.page)
+                    chunks, words = page.chunks, page.words
+                except DocumentError as error:  # the page stays without text; the others go on
+                    self._publish(OcrFailed(path, pending.page, str(error)))
+                    chunks, words = [], []
+                if await self.library.write_ocr_page(pending, chunks, words):
+                    done, total = await self.library.ocr_progress(pending.document_id)
+                    self._publish(OcrProgress(path, pending.document_id, done, total))
+                    self._publish(LibraryChanged())
+        except Exception as error:  # the index failed: the pass stops, the next batch resumes it
+            where = (Path(pending.path), pending.page) if pending else (Path(), 0)
+            self._publish(OcrFailed(*where, f"OCR stopped: {error}"))
+        # OCR's models hold ~850 MB in the child: not kept while there is nothing to read.
+        await self.ocr_reader.stop()
+        if self._embed_after_ocr:
+            self._embed_after_ocr = False
+            await self._embed()
+        if not self._busy and self._queue.empty():
+            self._publish(Idle())
+
     # --- one file ----------------------------------------------------------------------------
 
     async def _index_file(self, path: Path, force: bool) -> FileIndexed | FileSkipped | FileFailed:
@@ -366,6 +438,7 @@ class Intake:
             return FileSkipped(path, "unchanged content")
         opened: Opened | None = None
         note: str | None = None
+        ocr_pages: tuple[int, ...] = ()
         chunks: list[Chunk] = []
         async with contextlib.aclosing(self.reader.parse(path)) as events:
             async for event in events:
@@ -376,7 +449,7 @@ class Intake:
                         chunks += batch
                         self._publish(PagesParsed(path, done, total))
                     case Parsed():
-                        note = event.note
+                        note, ocr_pages = event.note, event.ocr_pages
         assert opened is not None, "the reader reports a document opened before its chunks"
         written = await self.library.write_document(
             NewDocument(
@@ -388,9 +461,12 @@ class Intake:
                 mtime_ns=stat.st_mtime_ns,
                 pages=opened.pages,
                 note=note,
+                ocr_pages=ocr_pages,
             ),
             chunks,
         )
+        if ocr_pages:
+            self._start_ocr()
         return FileIndexed(path, written.document_id, opened.pages, len(chunks), note)
 
     # --- watched folders ---------------------------------------------------------------------

@@ -150,3 +150,43 @@ def write_mobi(path: Path, html: str) -> Path:
         offset += len(record)
     path.write_bytes(bytes(database) + b"\0\0" + b"".join(records))
     return path
+
+
+# Known text for OCR: what a scan of it must read back.
+SCANNED_ENGLISH = (
+    "The committee reviewed the annual maintenance report for the northern pumping station. "
+    "Pressure readings remained within tolerance throughout the winter, although valve seven "
+    "showed intermittent leakage after the January freeze. Engineers recommend replacing the "
+    "gasket assembly before the spring inspection and recording flow rates every fortnight. "
+    "Budget estimates for the replacement parts total 4,350 euros, excluding labour."
+)
+SCANNED_CHINESE = (
+    "委员会审阅了北部泵站的年度维护报告。整个冬季压力读数保持在允许范围内，但一月份冰冻之后，"
+    "七号阀门出现间歇性渗漏。工程师建议在春季检查之前更换垫圈组件，并每两周记录一次流量。"
+)
+TEXT_BOX = pymupdf.Rect(60, 60, 535, 782)  # where the text sits on an A4 page
+
+
+def text_page(doc: pymupdf.Document, text: str, fontsize: float = 11) -> pymupdf.Page:
+    """An A4 page with `text` on it, in a CJK font when it needs one."""
+    page = doc.new_page(width=595, height=842)
+    font = "china-s" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "helv"
+    left = page.insert_textbox(TEXT_BOX, text, fontsize=fontsize, fontname=font, lineheight=1.5)
+    assert left >= 0, "the text does not fit on the page"
+    return page
+
+
+def scan_of(text: str, dpi: int = 200) -> pymupdf.Pixmap:
+    """A picture of a page of `text`, as a scanner would make it (without the noise)."""
+    return text_page(pymupdf.open(), text).get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
+
+
+def write_scanned_pdf(path: Path, texts: Sequence[str], dpi: int = 200) -> Path:
+    """An image-only PDF: each page is nothing but a picture of one of `texts`."""
+    doc = pymupdf.open()
+    for text in texts:
+        page = doc.new_page(width=595, height=842)
+        page.insert_image(page.rect, pixmap=scan_of(text, dpi))
+    doc.save(path)
+    doc.close()
+    return path

@@ -9,7 +9,15 @@ from PySide6.QtGui import QBrush, QContextMenuEvent
 from PySide6.QtWidgets import QAbstractItemView, QMenu, QTreeWidget, QTreeWidgetItem
 
 from app.index import DocumentInfo
-from app.intake import FileFailed, FileIndexed, FileSkipped, FileStarted, IngestEvent, PagesParsed
+from app.intake import (
+    FileFailed,
+    FileIndexed,
+    FileSkipped,
+    FileStarted,
+    IngestEvent,
+    OcrProgress,
+    PagesParsed,
+)
 from ui.plain import plain_tooltip
 from ui.theme import error_colour
 
@@ -56,7 +64,7 @@ class DocumentsPanel(QTreeWidget):
     def status(self, path: Path | str) -> str:
         return self.row(path).text(STATUS)
 
-    def apply(self, event: IngestEvent) -> None:
+    def apply(self, event: IngestEvent | OcrProgress) -> None:
         item = self.row(event.path)
         item.setForeground(STATUS, QBrush())
         match event:
@@ -70,6 +78,8 @@ class DocumentsPanel(QTreeWidget):
                 item.setText(PAGES, str(pages))
                 item.setText(CHUNKS, str(chunks))
                 item.setToolTip(STATUS, plain_tooltip(note or ""))
+            case OcrProgress(done=done, total=total):
+                item.setText(STATUS, ocr_status(done, total))
             case FileSkipped(reason=reason):
                 item.setText(STATUS, "unchanged" if reason.startswith("unchanged") else "skipped")
                 item.setToolTip(STATUS, plain_tooltip(reason))
@@ -85,10 +95,13 @@ class DocumentsPanel(QTreeWidget):
             item.setData(NAME, ID_ROLE, document.id)
             if item.text(STATUS).startswith("failed"):
                 continue
-            ready = document.embedded >= document.chunks
-            item.setText(
-                STATUS, "ready" if ready else f"embedding {document.embedded}/{document.chunks}"
-            )
+            if document.ocr_done < document.ocr_pages:
+                status = ocr_status(document.ocr_done, document.ocr_pages)
+            elif document.embedded < document.chunks:
+                status = f"embedding {document.embedded}/{document.chunks}"
+            else:
+                status = "ready"
+            item.setText(STATUS, status)
             item.setText(PAGES, str(document.pages))
             item.setText(CHUNKS, str(document.chunks))
 
@@ -133,3 +146,7 @@ class DocumentsPanel(QTreeWidget):
         menu.addAction("Re-index", lambda: self.reindex_requested.emit(paths))
         menu.addAction("Remove from library", lambda: self.remove_requested.emit(paths))
         menu.exec(event.globalPos())
+
+
+def ocr_status(done: int, total: int) -> str:
+    return f"OCR {done}/{total} pages" if done < total else "keyword-searchable"

@@ -45,6 +45,8 @@ from app.intake import (
     Idle,
     IntakeEvent,
     LibraryChanged,
+    OcrFailed,
+    OcrProgress,
     PagesParsed,
     WatchProblem,
 )
@@ -258,6 +260,7 @@ class MainWindow(QMainWindow):
         await self.refresh()
         self.documents.tick(self.state.scope)
         self.watch_folders()
+        await self.docent.intake.resume()
         if not self.state.first_run_done:
             self.state.first_run_done = True
             self.save_state()
@@ -367,8 +370,17 @@ class MainWindow(QMainWindow):
 
     async def _show(self, event: IntakeEvent) -> None:
         match event:
-            case FileStarted() | PagesParsed() | FileIndexed() | FileSkipped() | FileFailed():
+            case (
+                FileStarted()
+                | PagesParsed()
+                | FileIndexed()
+                | FileSkipped()
+                | FileFailed()
+                | OcrProgress()
+            ):
                 self.documents.apply(event)
+            case OcrFailed(path=path, page=page, reason=reason):
+                self.statusBar().showMessage(f"OCR of {path.name}, page {page}: {reason}")
             case FileRemoved(path=path):
                 self.documents.forget(path)
             case FoldersChanged(changes=changes, why=why):

@@ -35,7 +35,8 @@ async def index_all(
     library: Library, reader: DocumentReader, files: Sequence[Path]
 ) -> list[FileIndexed]:
     indexed = []
-    intake = Intake(library, reader)
+    ocr_reader = DocumentReader(reader.limits, name="ocr")  # never started: no scans here
+    intake = Intake(library, reader, ocr_reader)
     try:
         async for event in intake.index(files, force=True):
             if isinstance(event, FileFailed):
@@ -44,6 +45,7 @@ async def index_all(
                 indexed.append(event)
     finally:
         await intake.close()  # its queue's worker waits for more: not left pending at exit
+        await ocr_reader.close()
     return indexed
 
 

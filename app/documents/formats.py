@@ -21,6 +21,7 @@ class Format(StrEnum):
     HTML = "html"
     MARKDOWN = "md"
     TEXT = "txt"
+    IMAGE = "image"  # PNG, JPEG, TIFF: a scan, read by OCR
 
     @property
     def is_text(self) -> bool:
@@ -41,6 +42,7 @@ _LABELS = {
     Format.HTML: "HTML",
     Format.MARKDOWN: "Markdown",
     Format.TEXT: "plain text",
+    Format.IMAGE: "scanned image",
 }
 
 EXTENSIONS: dict[str, Format] = {
@@ -58,15 +60,16 @@ EXTENSIONS: dict[str, Format] = {
     ".txt": Format.TEXT,
     ".text": Format.TEXT,
     ".rst": Format.TEXT,
+    ".png": Format.IMAGE,
+    ".jpg": Format.IMAGE,
+    ".jpeg": Format.IMAGE,
+    ".tif": Format.IMAGE,
+    ".tiff": Format.IMAGE,
 }
 
 # Binary formats people drop by mistake, named so the message can say what the file is.
 _FOREIGN_MAGIC: tuple[tuple[bytes, str], ...] = (
-    (b"\x89PNG", "a PNG image"),
-    (b"\xff\xd8\xff", "a JPEG image"),
     (b"GIF8", "a GIF image"),
-    (b"II*\x00", "a TIFF image"),
-    (b"MM\x00*", "a TIFF image"),
     (b"\x7fELF", "a program (ELF)"),
     (b"MZ", "a Windows program"),
     (b"\x1f\x8b", "a gzip archive"),
@@ -75,6 +78,7 @@ _FOREIGN_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\xd0\xcf\x11\xe0", "an old Microsoft Office file"),
     (b"SQLite format 3", "an SQLite database"),
 )
+_IMAGE_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*")  # PNG, JPEG, TIFF
 # EPUB's container.xml names its package document (OPF) in a rootfile's full-path; a real one is
 # well under 1 KB, a `mimetype` member 20 bytes.
 _ROOTFILE = re.compile(rb"""<(?:[\w.-]+:)?rootfile\b[^>]*?\sfull-path\s*=\s*["']([^"']+)["']""")
@@ -113,6 +117,8 @@ def sniff(head: bytes) -> Format | Foreign | None:
         if b"[Content_Types].xml" in head[:200] or b"FixedDocSeq" in head or b"_rels/" in head:
             return Foreign("a zip package (XPS or Office)")
         return Foreign("a zip archive")
+    if head.startswith(_IMAGE_MAGIC):
+        return Format.IMAGE
     if head[60:68] == b"BOOKMOBI":
         return Format.MOBI
     for magic, description in _FOREIGN_MAGIC:
@@ -160,7 +166,7 @@ def _decide(
             f"unsupported type: the file is {sniffed.description} (Docent reads {SUPPORTED})"
         )
     if by_extension is None:
-        if sniffed in (Format.PDF, Format.EPUB, Format.MOBI):
+        if sniffed in (Format.PDF, Format.EPUB, Format.MOBI, Format.IMAGE):
             return Detected(
                 sniffed,
                 f"named {path.suffix or 'without extension'} but is a "

@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any
 
 from app.documents.formats import Format, UnsupportedFormat, detect
+from app.documents.ocr import needs_ocr
 from app.documents.textcodec import Decoded, NotTextError, decode_text
 from app.errors import DocentError
 
@@ -86,6 +87,8 @@ class ParsedDocument:
     encoding: str | None
     # One PyMuPDF document, or a long text file's pieces (see TEXT_PIECE), page after page.
     _pieces: list[Any] = field(repr=False)
+    # Pages (1-based) without a usable text layer, found by pages(): OCR reads them later.
+    ocr_pages: list[int] = field(default_factory=list)
 
     def __enter__(self) -> ParsedDocument:
         return self
@@ -140,6 +143,11 @@ class ParsedDocument:
                 for block in blocks_read
                 if block[6] == 0 and (text := block[4].strip())  # 0: a text block
             ]
+            if needs_ocr(page, sum(map(len, texts))):
+                # OCR reads all the page shows, a stamp's text included.
+                self.ocr_pages.append(number)
+                yield PageText(number, str(number), ())
+                continue
             if self.format is Format.TEXT and not toc_titles:
                 starts = _adorned_titles(texts)
                 texts = [starts.get(position, text) for position, text in enumerate(texts)]
@@ -161,7 +169,7 @@ class ParsedDocument:
                 f"damaged: {len(unreadable)} of {total} pages cannot be read "
                 f"(page {unreadable[0]}{', …' if len(unreadable) > 1 else ''})"
             )
-        if characters == 0:
+        if characters == 0 and not self.ocr_pages:
             raise DocumentError(self._why_no_text())
 
     def _toc(self) -> list[list[Any]]:
@@ -184,8 +192,8 @@ class ParsedDocument:
     def _why_no_text(self) -> str:
         if any(self.load_page(i).get_images() for i in range(self.page_count)):
             return (
-                "no text layer: the pages are images (a scan?), so OCR is needed before "
-                "Docent can index it"
+                "no text layer, and no page is a scan to OCR: its pictures cover too little "
+                "of the page to hold its text"
             )
         return "contains no text"
 
@@ -251,6 +259,8 @@ def open_document(path: Path, *, max_unpacked: int | None = None) -> ParsedDocum
         elif detected.format is Format.PDF:
             pdf, reading_note = _open_pdf(path)
             pieces = [pdf]
+        elif detected.format is Format.IMAGE:
+            pieces = [pymupdf.open(path)]  # MuPDF tells PNG, JPEG and TIFF by their content
         elif detected.epub_folder:
             pieces = [pymupdf.open(stream=_rerooted(path, detected.epub_folder), filetype="epub")]
         else:

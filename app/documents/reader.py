@@ -17,8 +17,8 @@ import queue
 import subprocess
 import threading
 import time
-from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -34,6 +34,7 @@ from app.workers import Emitter, SerialWorker, StreamClosed
 POLL_S = 0.05  # how often a running request's clock and memory are checked
 START_TIMEOUT_S = 60.0  # importing PyMuPDF in a fresh child, on a busy machine
 PREVIEW_TIMEOUT_S = 30.0
+OCR_MEMORY_BYTES = 1536 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +48,12 @@ class ReadLimits:
         return cls(
             library.parse_timeout_s, library.parse_memory_mb << 20, library.max_unpacked_mb << 20
         )
+
+    @classmethod
+    def for_ocr(cls, library: LibrarySettings) -> ReadLimits:
+        """OCR's models need more memory than reading text: an A4 page peaked at 850 MiB."""
+        limits = cls.from_settings(library)
+        return replace(limits, memory_bytes=max(limits.memory_bytes, OCR_MEMORY_BYTES))
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +73,13 @@ class ChunksRead:
 @dataclass(frozen=True, slots=True)
 class Parsed:
     note: str | None
+    ocr_pages: tuple[int, ...]  # pages without a usable text layer, left to OCR
+
+
+@dataclass(frozen=True, slots=True)
+class PageOcred:
+    chunks: list[Chunk]
+    words: list[tuple[str, float, float, float, float]]  # text, x0, y0, x1, y1 in page points
 
 
 ReadEvent = Opened | ChunksRead | Parsed
@@ -147,10 +161,18 @@ class DocumentReader:
         return self._thread.stream(lambda emit: self._parse(path, emit))
 
     async def render(
-        self, path: Path, page: int, zoom: float = 1.5, passage: str = ""
+        self,
+        path: Path,
+        page: int,
+        zoom: float = 1.5,
+        passage: str = "",
+        words: Sequence[tuple[str, float, float, float, float]] = (),
     ) -> RenderedPage:
+        """The page as a picture, the passage marked (`words`: the page's, if OCR read it)."""
         request = {"op": "render", "path": str(path), "page": page, "zoom": zoom}
-        message = await self._thread.run(self._request, request | {"passage": passage})
+        message = await self._thread.run(
+            self._request, request | {"passage": passage, "words": list(words)}
+        )
         return RenderedPage(
             png=base64.b64decode(message["png"]),
             page=message["page"],
@@ -158,6 +180,33 @@ class DocumentReader:
             label=message["label"],
             highlights=tuple(tuple(rect) for rect in message["highlights"]),
         )
+
+    async def ocr(self, path: Path, page: int) -> PageOcred:
+        """OCR one page (1-based) within the reader's limits; cancelling it stops the child
+        at once rather than after the page (seconds)."""
+        request = {"op": "ocr", "path": str(path), "page": page}
+
+        def read(emit: Emitter[PageOcred]) -> None:
+            def handle(message: dict[str, Any]) -> bool:
+                chunks = [Chunk(*row) for row in message["chunks"]]
+                emit(PageOcred(chunks, [tuple(word) for word in message["words"]]))
+                return True
+
+            self._exchange(request, handle, lambda: emit.closed)
+
+        async with contextlib.aclosing(self._thread.stream(read)) as results:
+            async for result in results:
+                return result
+        raise DocumentError("the OCR reader answered nothing")
+
+    @property
+    def running(self) -> bool:
+        """Whether a child process is up (a glance from any thread: it may change at once)."""
+        return self._child is not None
+
+    async def stop(self) -> None:
+        """End the child now, to free its memory; the next request starts another."""
+        await self._thread.run(self._stop)
 
     async def close(self) -> None:
         await self._thread.run(self._stop)
@@ -180,7 +229,7 @@ class DocumentReader:
                     chunks = [Chunk(*row) for row in message["chunks"]]
                     emit(ChunksRead(message["done"], message["total"], chunks))
                 case "parsed":
-                    emit(Parsed(message["note"]))
+                    emit(Parsed(message["note"], tuple(message["ocr_pages"])))
                     return True
             return False
 

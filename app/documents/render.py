@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,8 +26,15 @@ class RenderedPage:
     highlights: tuple[tuple[float, float, float, float], ...]  # x0, y0, x1, y1 in pixels
 
 
-def render_page(path: Path, page: int, zoom: float = 1.5, passage: str = "") -> RenderedPage:
-    """Render one page (opened exactly as it was indexed) and find the passage on it.
+def render_page(
+    path: Path,
+    page: int,
+    zoom: float = 1.5,
+    passage: str = "",
+    words: Sequence[tuple[str, float, float, float, float]] = (),
+) -> RenderedPage:
+    """Render one page (opened exactly as it was indexed) and find the passage on it: in its
+    text layer, or, for a page read by OCR, among its OCR'd `words`.
 
     Runs in the reader's child process (PyMuPDF may crash on a hostile page).
     """
@@ -37,10 +45,15 @@ def render_page(path: Path, page: int, zoom: float = 1.5, passage: str = "") -> 
         area = max(loaded.rect.width * loaded.rect.height, 1.0)
         zoom = min(zoom, (MAX_PREVIEW_PIXELS / area) ** 0.5)
         pixmap = loaded.get_pixmap(matrix=mupdf().Matrix(zoom, zoom), alpha=False)
-        rects = []
-        for sentence in filter(None, (s.strip() for s in _SENTENCES.split(passage))):
-            for rect in loaded.search_for(sentence[:_SEARCH_CHARS]):
-                rects.append(tuple(coordinate * zoom for coordinate in rect))
+        if words:  # a page read by OCR: no text layer to search
+            boxes = passage_boxes(words, passage)
+        else:
+            boxes = [
+                (rect.x0, rect.y0, rect.x1, rect.y1)
+                for sentence in filter(None, (s.strip() for s in _SENTENCES.split(passage)))
+                for rect in loaded.search_for(sentence[:_SEARCH_CHARS])
+            ]
+        rects = [(x0 * zoom, y0 * zoom, x1 * zoom, y1 * zoom) for x0, y0, x1, y1 in boxes]
         return RenderedPage(
             png=pixmap.tobytes("png"),
             page=page,
@@ -49,3 +62,25 @@ def render_page(path: Path, page: int, zoom: float = 1.5, passage: str = "") -> 
             label=(loaded.get_label() if document.format is Format.PDF else "") or str(page),
             highlights=tuple(rects),
         )
+
+
+def passage_boxes(
+    words: Sequence[tuple[str, float, float, float, float]], passage: str
+) -> list[tuple[float, float, float, float]]:
+    """The boxes of the OCR'd words that spell each sentence of `passage` (spacing aside: OCR's
+    and the chunker's differ); what search_for does on a page with a text layer."""
+    spelled = ""
+    owner: list[int] = []  # the word each character of `spelled` belongs to
+    for position, (text, *_box) in enumerate(words):
+        bare = "".join(text.split())
+        spelled += bare
+        owner += [position] * len(bare)
+    marked: set[int] = set()
+    for sentence in _SENTENCES.split(passage):
+        if not (wanted := "".join(sentence.split())):
+            continue
+        start = spelled.find(wanted)
+        while start >= 0:
+            marked.update(owner[start : start + len(wanted)])
+            start = spelled.find(wanted, start + len(wanted))
+    return [(x0, y0, x1, y1) for _, x0, y0, x1, y1 in (words[p] for p in sorted(marked))]

@@ -21,8 +21,9 @@ from typing import Any
 import psutil
 
 from app.documents.chunking import chunk_pages
-from app.documents.formats import UnsupportedFormat, detect
-from app.documents.parse import DocumentError, mupdf, open_document
+from app.documents.formats import Format, UnsupportedFormat, detect
+from app.documents.ocr import read_page
+from app.documents.parse import DocumentError, PageText, mupdf, open_document
 from app.documents.render import render_page
 
 Send = Callable[[dict[str, Any]], None]
@@ -50,6 +51,8 @@ def main() -> int:
         try:
             if request["op"] == "parse":
                 parse(Path(request["path"]), request.get("max_unpacked"), send)
+            elif request["op"] == "ocr":
+                ocr(Path(request["path"]), request["page"], send)
             else:
                 render(request, send)
         except DocumentError as error:
@@ -94,11 +97,36 @@ def parse(path: Path, max_unpacked: int | None, send: Send) -> None:
                 send({"event": "chunks", "done": chunk.page, "total": total, "chunks": batch})
                 batch, sent = [], time.monotonic()
         send({"event": "chunks", "done": total, "total": total, "chunks": batch})
-        send({"event": "parsed", "note": document.note})
+        send({"event": "parsed", "note": document.note, "ocr_pages": document.ocr_pages})
+
+
+def ocr(path: Path, number: int, send: Send) -> None:
+    """OCR page `number` (1-based): its chunks, and its words' boxes for highlighting."""
+    send({"event": "reading", "label": "OCR"})
+    with open_document(path) as document:
+        page = document.load_page(number - 1)
+        label = (page.get_label() if document.format is Format.PDF else "") or str(number)
+        read = read_page(page)
+    text = PageText(number, label, tuple((paragraph, None) for paragraph in read.paragraphs))
+    send(
+        {
+            "event": "ocred",
+            "chunks": [
+                (c.ordinal, c.page, c.page_label, c.heading, c.text) for c in chunk_pages([text])
+            ],
+            "words": [(word.text, *word.box) for word in read.words],
+        }
+    )
 
 
 def render(request: dict[str, Any], send: Send) -> None:
-    page = render_page(Path(request["path"]), request["page"], request["zoom"], request["passage"])
+    page = render_page(
+        Path(request["path"]),
+        request["page"],
+        request["zoom"],
+        request["passage"],
+        [tuple(word) for word in request["words"]],
+    )
     send(
         {
             "event": "rendered",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from app.index.store import (
     DocumentInfo,
     HistoryRecord,
     NewDocument,
+    OcrPending,
     Spending,
     Store,
     Written,
@@ -168,6 +169,27 @@ class Library:
                 self.vectors.remove_document(written.replaced)
             self._wrote(written.version)
         return written
+
+    async def next_ocr_page(self) -> OcrPending | None:
+        return await self.read(lambda store: store.next_ocr_page())
+
+    async def ocr_progress(self, document_id: int) -> tuple[int, int]:
+        return await self.read(lambda store: store.ocr_progress(document_id))
+
+    async def write_ocr_page(
+        self, page: OcrPending, chunks: Sequence[Chunk], words: Sequence[Any]
+    ) -> bool:
+        """Add an OCR'd page to its document; False when the document is gone or replaced."""
+        async with self._vectors_lock:
+            version = await self.write(
+                lambda store: store.write_ocr_page(page.document_id, page.page, chunks, words)
+            )
+            if version is not None:
+                self._wrote(version)
+        return version is not None
+
+    async def ocr_words(self, path: str, page: int) -> list[tuple[str, float, float, float, float]]:
+        return await self.read(lambda store: store.ocr_words(path, page))
 
     async def remove(self, document_id: int) -> bool:
         async with self._vectors_lock:

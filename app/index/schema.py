@@ -132,6 +132,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "DROP TABLE history",
         "ALTER TABLE history_new RENAME TO history",
     ),
+    # 5: pages without a text layer, OCR'd after the document is indexed; `words` holds the
+    # OCR'd words and their boxes (JSON) once done, for the preview's highlights.
+    (
+        """CREATE TABLE ocr_pages (
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            page INTEGER NOT NULL,
+            words TEXT,
+            PRIMARY KEY (document_id, page)
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

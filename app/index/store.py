@@ -13,7 +13,7 @@ import contextlib
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -50,6 +50,8 @@ class DocumentInfo:
     embedded: int
     note: str | None
     indexed_at: str
+    ocr_done: int  # pages OCR'd, of
+    ocr_pages: int  # the pages without a text layer
 
     @property
     def name(self) -> str:
@@ -66,6 +68,14 @@ class NewDocument:
     mtime_ns: int
     pages: int
     note: str | None
+    ocr_pages: Sequence[int] = ()  # pages left to OCR
+
+
+@dataclass(frozen=True, slots=True)
+class OcrPending:
+    document_id: int
+    path: str
+    page: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +188,11 @@ class Store:
     def _documents(self, where: str, parameters: list[Any]) -> list[DocumentInfo]:
         rows = self.db.execute(
             f"""SELECT d.*, (SELECT count(*) FROM vectors v JOIN chunks c ON c.id = v.chunk_id
-                             WHERE c.document_id = d.id) AS embedded
+                             WHERE c.document_id = d.id) AS embedded,
+                       (SELECT count(words) FROM ocr_pages o WHERE o.document_id = d.id)
+                         AS ocr_done,
+                       (SELECT count(*) FROM ocr_pages o WHERE o.document_id = d.id)
+                         AS ocr_pages
                 FROM documents d {where} ORDER BY d.title COLLATE NOCASE, d.id""",
             parameters,
         )
@@ -218,8 +232,56 @@ class Store:
                 self._insert_chunks(document_id, batch)
                 count += len(batch)
             self.db.execute("UPDATE documents SET chunks = ? WHERE id = ?", [count, document_id])
+            self.db.conn.executemany(
+                "INSERT INTO ocr_pages (document_id, page) VALUES (?, ?)",
+                [(document_id, page) for page in document.ocr_pages],
+            )
             version = self._bump_index_version()
         return Written(document_id, replaced, version)
+
+    # --- OCR -------------------------------------------------------------------------------
+
+    def next_ocr_page(self) -> OcrPending | None:
+        """The first page left to OCR, documents in the order they were indexed."""
+        row = self.db.execute(
+            """SELECT o.document_id, d.path, o.page FROM ocr_pages o
+               JOIN documents d ON d.id = o.document_id
+               WHERE o.words IS NULL ORDER BY o.document_id, o.page LIMIT 1"""
+        ).fetchone()
+        return OcrPending(int(row[0]), str(row[1]), int(row[2])) if row else None
+
+    def ocr_progress(self, document_id: int) -> tuple[int, int]:
+        """(pages OCR'd, pages to OCR) of a document."""
+        row = self.db.execute(
+            "SELECT count(words), count(*) FROM ocr_pages WHERE document_id = ?", [document_id]
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
+    def write_ocr_page(
+        self, document_id: int, page: int, chunks: Sequence[Chunk], words: Sequence[Any]
+    ) -> int | None:
+        """Add an OCR'd page's chunks (after the document's others) and its words; the new
+        index version, or None when the document was removed or replaced meanwhile."""
+        with self.writing():
+            cursor = self.db.execute(
+                "UPDATE ocr_pages SET words = ? WHERE document_id = ? AND page = ? "
+                "AND words IS NULL",
+                [json.dumps(list(words), ensure_ascii=False), document_id, page],
+            )
+            if not cursor.rowcount:
+                return None
+            start = self.db.execute(
+                "SELECT coalesce(max(ordinal) + 1, 0) FROM chunks WHERE document_id = ?",
+                [document_id],
+            ).fetchone()[0]
+            appended = [replace(c, ordinal=start + i) for i, c in enumerate(chunks)]
+            if appended:
+                self._insert_chunks(document_id, appended)
+            self.db.execute(
+                "UPDATE documents SET chunks = chunks + ? WHERE id = ?",
+                [len(appended), document_id],
+            )
+            return self._bump_index_version()
 
     def _insert_chunks(self, document_id: int, batch: list[Chunk]) -> None:
         connection = self.db.conn
@@ -272,6 +334,15 @@ class Store:
 
     def index_version(self) -> int:
         return int(self.get_meta("index_version") or 0)
+
+    def ocr_words(self, path: str, page: int) -> list[tuple[str, float, float, float, float]]:
+        """The OCR'd words of a page and their boxes; none for a page with a text layer."""
+        row = self.db.execute(
+            """SELECT o.words FROM ocr_pages o JOIN documents d ON d.id = o.document_id
+               WHERE d.path = ? AND o.page = ?""",
+            [path, page],
+        ).fetchone()
+        return [tuple(word) for word in json.loads(row[0])] if row and row[0] else []
 
     # --- search ----------------------------------------------------------------------------
 

@@ -23,7 +23,8 @@ async def main(database: Path, files: list[Path]) -> None:
     library = Library(database, None)
     await library.open()
     reader = DocumentReader(ReadLimits.from_settings(LibrarySettings()))
-    intake = Intake(library, reader)
+    ocr_reader = DocumentReader(ReadLimits.for_ocr(LibrarySettings()), name="ocr")
+    intake = Intake(library, reader, ocr_reader)
     started = time.monotonic()
     try:
         async for event in intake.index(files):
@@ -44,8 +45,10 @@ async def main(database: Path, files: list[Path]) -> None:
     finally:
         await intake.close()
         await reader.close()
+        await ocr_reader.close()
         await library.close()
-    reader_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the reader, ended
+    # The largest of the readers (the OCR one only started if a scan was among the files).
+    reader_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     print(f"reader_peak_rss_mib {reader_kib / 1024:.1f}", flush=True)
     print(f"peak_rss_mib {peak_kib() / 1024:.1f}", flush=True)
 

@@ -43,7 +43,7 @@ CASES = {
     "encrypted-pdf": "encrypted: it needs a password",
     "empty-file": "empty file (0 bytes)",
     "unsupported-type": "unsupported type: the file is a zip package",
-    "image-only-pdf": "no text layer: the pages are images (a scan?), so OCR is needed",
+    "image-only-pdf": "no text layer, and no page is a scan to OCR",
     "binary-named-txt": "not readable as plain text",
     "whitespace-only": "contains only whitespace",
 }

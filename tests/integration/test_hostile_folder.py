@@ -75,6 +75,7 @@ def test_a_folder_of_hostile_files(sizes: Sizes, order: int | None, tmp_path: Pa
         for path, case in cases.items():
             if case.outcome == "indexed":
                 assert str(path) in indexed
+            if case.outcome == "indexed" and case.phrase:
                 found = connection.execute(
                     "SELECT count(*) FROM chunks JOIN documents d ON d.id = document_id "
                     "WHERE d.path = ? AND text LIKE ?",

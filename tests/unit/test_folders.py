@@ -15,7 +15,7 @@ def tree(root: Path) -> tuple[Path, Path]:
     (chosen / "notes.md").write_text("# Notes\n")
     (chosen / "sub" / "plan.txt").write_text("Plan.\n")
     (chosen / ".hidden.md").write_text("# Hidden\n")
-    (chosen / "picture.png").write_bytes(b"\x89PNG")
+    (chosen / "song.mp3").write_bytes(b"ID3")  # not a document
     outside = root / "outside"
     outside.mkdir()
     (outside / "secret.txt").write_text("Not for the index.\n")

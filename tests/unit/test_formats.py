@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from app.documents.formats import Format, UnsupportedFormat, detect
+from app.documents.formats import Detected, Format, UnsupportedFormat, detect
 
 
 @pytest.mark.parametrize(
@@ -43,8 +43,7 @@ def test_pdf_without_extension_is_still_a_pdf() -> None:
 @pytest.mark.parametrize(
     ("name", "head", "message"),
     [
-        ("photo.pdf", b"\x89PNG\r\n\x1a\n", "the file is a PNG image"),
-        ("photo.png", b"\x89PNG\r\n\x1a\n", "the file is a PNG image"),
+        ("photo.pdf", b"GIF89a", "the file is a GIF image"),
         ("sheet.xlsx", b"plain", "unsupported type .xlsx"),
         ("data.txt", b"\x7fELF\x02\x01", "a program (ELF)"),
         ("broken.pdf", bytes(range(256)), "not a valid PDF file"),
@@ -185,3 +184,22 @@ def test_an_epub_zipped_inside_its_folder_is_read_from_there(tmp_path: Path) -> 
         assert "Debian" in document.load_page(0).get_text()
     finally:
         document.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "head"),
+    [
+        ("page.png", b"\x89PNG\r\n\x1a\n"),
+        ("page.JPG", b"\xff\xd8\xff\xe0"),
+        ("fax.tif", b"II*\x00"),
+        ("fax.tiff", b"MM\x00*"),
+    ],
+)
+def test_images_are_read_as_scans(name: str, head: bytes) -> None:
+    assert detect(Path(name), head) == Detected(Format.IMAGE)
+
+
+def test_an_image_named_pdf_is_read_as_the_image_it_is() -> None:
+    detected = detect(Path("photo.pdf"), b"\x89PNG\r\n\x1a\n")
+    assert detected.format is Format.IMAGE
+    assert detected.note == "named .pdf but is a scanned image file; indexed as scanned image"
