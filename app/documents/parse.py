@@ -315,8 +315,9 @@ def open_document(path: Path, *, max_unpacked: int | None = None) -> ParsedDocum
 
 
 # An Office unit's preview: A4 wide and tall enough that a unit (SHEET_ROWS_PER_UNIT rows, a
-# long slide) is one page; a longer one shows its beginning.
+# long slide) is one page; a longer one shows its beginning. A shorter one is cut to its text.
 _UNIT_PAGE = (595.0, 4 * 842.0)
+_UNIT_MARGIN = 72.0
 
 
 def _open_office(path: Path, fmt: Format, detected_note: str | None) -> ParsedDocument:
@@ -337,7 +338,11 @@ def _unit_piece(unit: office.Unit) -> Any:
     """An Office unit's Markdown laid out by MuPDF: its preview (tables drawn as tables)."""
     markdown = break_long_runs("\n\n".join(unit.markdown) + "\n", markup=False)
     piece = mupdf().open(stream=markdown.encode("utf-8"), filetype="md")
-    piece.layout(width=_UNIT_PAGE[0], height=_UNIT_PAGE[1])
+    width, height = _UNIT_PAGE
+    piece.layout(width=width, height=height)
+    if piece.page_count == 1:
+        bottom = max((block[3] for block in piece.load_page(0).get_text("blocks")), default=0.0)
+        piece.layout(width=width, height=min(bottom + _UNIT_MARGIN, height))
     return piece
 
 

@@ -119,3 +119,27 @@ def test_a_workbook_over_the_cell_limit_is_read_up_to_it_with_a_note(
         "sheet Staff read up to the cell limit (5)",
         "sheet Budget not read: the workbook is over the cell limit",
     ]
+
+
+def test_a_docx_is_paged_where_word_last_rendered_its_page_breaks(tmp_path: Path) -> None:
+    """Word records where it broke pages (`lastRenderedPageBreak`), also after a hard break:
+    one break, not two."""
+    import docx
+    from docx.enum.text import WD_BREAK
+    from docx.oxml import OxmlElement
+
+    document = docx.Document()
+    document.add_paragraph("First page text.")
+    flowing = document.add_paragraph("Second page starts ")
+    flowing.add_run("mid-paragraph.")._r.insert(0, OxmlElement("w:lastRenderedPageBreak"))
+    document.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
+    after_hard = document.add_paragraph()
+    after_hard.add_run("Third page text.")._r.insert(0, OxmlElement("w:lastRenderedPageBreak"))
+    path = tmp_path / "word.docx"
+    document.save(str(path))
+    read = read_docx(path)
+    assert [(unit.label, [text for text, _ in unit.blocks]) for unit in read.units] == [
+        ("1", ["First page text.", "Second page starts"]),
+        ("2", ["mid-paragraph."]),
+        ("3", ["Third page text."]),
+    ]
