@@ -278,11 +278,13 @@ def read_xlsx(path: Path) -> OfficeDocument:
     sheet's first row is the header of every table. Values as last computed by Excel."""
     import openpyxl
 
-    workbook = openpyxl.load_workbook(str(path), read_only=True, data_only=True)
     builder = _Builder()
     notes: list[str] = []
     cells = 0
-    try:
+    # Our own handle, closed here: when a sheet's XML fails to parse, openpyxl leaves the
+    # sheet's stream, and so the file, open.
+    with path.open("rb") as handle:
+        workbook = openpyxl.load_workbook(handle, read_only=True, data_only=True)
         for sheet in workbook.worksheets:
             if cells >= MAX_CELLS:
                 notes.append(f"sheet {sheet.title} not read: the workbook is over the cell limit")
@@ -311,7 +313,6 @@ def read_xlsx(path: Path) -> OfficeDocument:
                 _sheet_unit(builder, sheet.title, header, batch)
             if truncated:
                 notes.append(f"sheet {sheet.title} read up to the cell limit ({MAX_CELLS:,})")
-    finally:
         workbook.close()
     title = _clean(workbook.properties.title or "") or path.stem
     return _finish(title, builder.units, notes)

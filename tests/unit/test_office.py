@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from app.documents import office
 from app.documents.chunking import cited_as, unwrap
 from app.documents.office import is_table, markdown_table, read_docx, read_pptx, read_xlsx
+from app.documents.parse import DocumentError, open_document
 from tests.documents import write_docx, write_pptx, write_xlsx
 
 
@@ -143,3 +145,45 @@ def test_a_docx_is_paged_where_word_last_rendered_its_page_breaks(tmp_path: Path
         ("2", ["mid-paragraph."]),
         ("3", ["Third page text."]),
     ]
+
+
+_LAUGHS = (
+    '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY l0 "lollollollollollollollollollol">'
+    + "".join(f'<!ENTITY l{i} "{f"&l{i - 1};" * 10}">' for i in range(1, 10))
+    + "]>"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "part", "body", "message"),
+    [
+        (
+            "laughs.docx",
+            "word/document.xml",
+            '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+            "<w:body><w:p><w:r><w:t>&l9;</w:t></w:r></w:p></w:body></w:document>",
+            "damaged or not a valid Word (DOCX) file (XMLSyntaxError: ",
+        ),
+        (
+            "laughs.xlsx",
+            "xl/worksheets/sheet1.xml",
+            '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+            '<sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>&l9;</t></is></c></row>'
+            "</sheetData></worksheet>",
+            "damaged or not a valid Excel (XLSX) file (ParseError: ",
+        ),
+    ],
+)
+def test_an_entity_bomb_in_a_part_fails_that_file_as_damaged(
+    tmp_path: Path, name: str, part: str, body: str, message: str
+) -> None:
+    """A billion laughs (10^9 "lol"s from 1 KB): both XML parsers refuse to expand it."""
+    source = (write_docx if name.endswith("docx") else write_xlsx)(tmp_path / f"source-{name}")
+    path = tmp_path / name
+    with zipfile.ZipFile(source) as good, zipfile.ZipFile(path, "w") as bomb:
+        for info in good.infolist():
+            laughing = info.filename == part
+            bomb.writestr(info, (_LAUGHS + body).encode() if laughing else good.read(info))
+    with pytest.raises(DocumentError) as failure:
+        open_document(path, max_unpacked=100 << 20)
+    assert str(failure.value).startswith(message)
