@@ -108,6 +108,12 @@ _HTML_START = re.compile(rb"^\s*(<!doctype\s+html|<html|<head|<body|<meta|<!--)"
 SUPPORTED = ", ".join(sorted(EXTENSIONS))
 
 
+def is_document_name(name: str) -> bool:
+    """A file a folder's walk indexes: a supported extension, not hidden, and not the owner file
+    ("~$report.docx", 162 bytes) Office keeps beside every document it has open."""
+    return not name.startswith((".", "~$")) and Path(name).suffix.lower() in EXTENSIONS
+
+
 class UnsupportedFormat(ValueError):
     """The file is of a type Docent cannot read; the message says which."""
 
