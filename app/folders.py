@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.documents import EXTENSIONS
+from app.documents import is_document_name
 
 
 @dataclass(slots=True)
@@ -69,7 +69,7 @@ def _walk(folder: Path, root: tuple[Path, Path], collected: Collected) -> None:
                 # else: a link to a folder inside, whose files are found where they really are
         for name in sorted(names):
             path = here / name
-            if name.startswith(".") or path.suffix.lower() not in EXTENSIONS:
+            if not is_document_name(name):
                 continue
             if not path.is_symlink():
                 found.append(path)

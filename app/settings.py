@@ -269,8 +269,8 @@ class LibrarySettings(_Section):
         100,
         ge=1,
         le=1048576,
-        description="Most an archive-based document (EPUB, XPS) may inflate to when it "
-        "inflates far beyond its packed size (a zip bomb).",
+        description="Most an archive-based document (EPUB, XPS, DOCX, PPTX, XLSX) may inflate "
+        "to when it inflates far beyond its packed size (a zip bomb).",
     )
 
     @field_validator("watched_folders")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import watchfiles
 
-from app.documents import EXTENSIONS
+from app.documents import is_document_name
 from app.folders import collect_files
 from app.index import DocumentInfo, Library
 from app.workers import SerialWorker
@@ -48,7 +48,7 @@ def _watched(path: Path, folders: Sequence[Path]) -> bool:
     for folder in folders:
         if path.is_relative_to(folder):
             relative = path.relative_to(folder).parts
-            return path.suffix.lower() in EXTENSIONS and not any(
+            return is_document_name(path.name) and not any(
                 part.startswith(".") for part in relative
             )
     return False

@@ -190,3 +190,101 @@ def write_scanned_pdf(path: Path, texts: Sequence[str], dpi: int = 200) -> Path:
     doc.save(path)
     doc.close()
     return path
+
+
+# Office files, written with the libraries Docent reads them with. Each fact sits on one page,
+# slide or sheet, in a table, so a citation can be checked against where it really is.
+def write_docx(path: Path) -> Path:
+    """Three pages (hard page breaks): a policy's introduction, a retention table, a contact."""
+    import docx
+    from docx.enum.text import WD_BREAK
+
+    document = docx.Document()
+    document.core_properties.title = "Records policy"
+    document.add_heading("Introduction", 1)
+    document.add_paragraph("This policy says how long Northwind keeps its business records.")
+    document.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
+    document.add_heading("Retention periods", 1)
+    document.add_paragraph("Each record type is kept for the period in this table.")
+    table = document.add_table(rows=4, cols=2)
+    for row, (kind, period) in enumerate(
+        [
+            ("Record type", "Period"),
+            ("Customer invoices", "7 years"),
+            ("Supplier contracts", "12 years"),
+            ("Visitor logs", "90 days"),
+        ]
+    ):
+        table.cell(row, 0).text = kind
+        table.cell(row, 1).text = period
+    document.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
+    document.add_heading("Contact", 1)
+    document.add_paragraph("Questions about this policy go to the records office in room 204.")
+    document.save(str(path))
+    return path
+
+
+def write_pptx(path: Path) -> Path:
+    """Four slides; the third, "Ferry timetable", holds a table of departures."""
+    import pptx
+    from pptx.util import Inches
+
+    presentation = pptx.Presentation()
+    slides = [
+        ("Harbour briefing", "Welcome to the spring briefing of the harbour office."),
+        ("Moorings", "Visitor moorings are on the east quay."),
+        ("Ferry timetable", "Ferries leave from pier nine."),
+        ("Questions", "Ask the harbour master."),
+    ]
+    for title, text in slides:
+        slide = presentation.slides.add_slide(presentation.slide_layouts[1])
+        slide.shapes.title.text = title
+        slide.placeholders[1].text = text
+        if title == "Ferry timetable":
+            shape = slide.shapes.add_table(3, 2, Inches(1), Inches(4), Inches(6), Inches(1.5))
+            for row, cells in enumerate(
+                [("Route", "Departures"), ("Kastel", "every forty minutes"), ("Solin", "hourly")]
+            ):
+                for column, value in enumerate(cells):
+                    shape.table.cell(row, column).text = value
+    presentation.save(str(path))
+    return path
+
+
+def write_xlsx(path: Path) -> Path:
+    """Two sheets: "Staff" (names) and "Budget" (cost lines; the crane's on its row 4)."""
+    import openpyxl
+
+    workbook = openpyxl.Workbook()
+    staff = workbook.active
+    staff.title = "Staff"
+    for row in [("Name", "Role"), ("Ana", "Harbour master"), ("Ivo", "Pilot")]:
+        staff.append(row)
+    budget = workbook.create_sheet("Budget")
+    for row in [
+        ("Item", "Cost in euros", "Year"),
+        ("Quay repairs", 40_000, 2025),
+        ("Buoys", 3_500, 2025),
+        ("Harbour crane", 185_000, 2026),
+    ]:
+        budget.append(row)
+    workbook.save(str(path))
+    return path
+
+
+def write_encrypted_office(path: Path) -> Path:
+    """What Office writes for a password-protected file: an OLE2 compound file whose directory
+    (here in its second sector, as in Word's) names an EncryptedPackage stream."""
+    header = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504)
+    entry = "EncryptedPackage".encode("utf-16-le").ljust(64, b"\0") + bytes(64)
+    path.write_bytes(header + bytes(512) + entry + bytes(512 - len(entry)))
+    return path
+
+
+def write_office_bomb(path: Path, inflated_mb: int) -> Path:
+    """A DOCX whose document part is `inflated_mb` MB of spaces, deflated about 1000:1."""
+    from tests.hostile import deflate_repeated, write_zip
+
+    types = b'<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'
+    body = deflate_repeated((b" " * (1 << 20), inflated_mb))
+    return write_zip(path, [("[Content_Types].xml", types), ("word/document.xml", body)])

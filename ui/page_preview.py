@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.bootstrap import Docent
+from app.documents.chunking import cited_as
 from app.documents.render import RenderedPage
 from app.errors import DocentError
 from ui.background import Background
@@ -105,7 +106,7 @@ class PagePreview(QDialog):
         painter.end()
         self.image.setPixmap(pixmap)
         self.position.setText(
-            f"p. {rendered.label} (page {rendered.page} of {rendered.pages}) · "
+            f"{cited_as(rendered.label)} (page {rendered.page} of {rendered.pages}) · "
             f"{self.zoom:.0%}" + (" · cited passage highlighted" if rendered.highlights else "")
         )
         self.loaded.emit()

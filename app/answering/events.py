@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.answering.metrics import AnswerMetrics
+from app.documents.chunking import cited_as
 from app.index import Passage
 from app.llm.engine import (
     Message,
@@ -45,7 +46,7 @@ class Source:
 
     @property
     def where(self) -> str:
-        page = f"p. {self.page_label}"
+        page = cited_as(self.page_label)
         if self.page_label != str(self.page):
             page += f" (page {self.page} of the file)"
         return f"{self.document}, {page}" + (f" — {self.heading}" if self.heading else "")

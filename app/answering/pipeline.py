@@ -32,6 +32,7 @@ from app.answering.events import (
 from app.answering.extraction import extract, value_kind
 from app.answering.metrics import AnswerMetrics
 from app.cjk import estimate_tokens
+from app.documents.chunking import cited_as
 from app.index import HistoryRecord, Library, Passage
 from app.index.terms import stated_values
 from app.llm.engine import (
@@ -89,7 +90,7 @@ def build_messages(
 
 
 def _source_header(source: Source) -> str:
-    header = f"[{source.number}] {source.document}, page {source.page_label}"
+    header = f"[{source.number}] {source.document}, {cited_as(source.page_label, 'page')}"
     if source.heading and not source.text.startswith(source.heading):
         header += f" — {source.heading}"
     return header

@@ -1,7 +1,7 @@
 """Reading documents: format detection, decoding, page-by-page text, chunks with page numbers."""
 
 from app.documents.chunking import Chunk, chunk_pages
-from app.documents.formats import EXTENSIONS, Format
+from app.documents.formats import EXTENSIONS, Format, is_document_name
 from app.documents.parse import DocumentError, PageText, ParsedDocument, open_document
 
 __all__ = [
@@ -12,5 +12,6 @@ __all__ = [
     "PageText",
     "ParsedDocument",
     "chunk_pages",
+    "is_document_name",
     "open_document",
 ]

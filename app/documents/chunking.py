@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from app.cjk import estimate_tokens, has_cjk, is_cjk_char
+from app.documents.office import is_table
 from app.documents.parse import PageText
 
 TARGET_TOKENS = 180
@@ -30,9 +31,17 @@ class Chunk:
     text: str
 
 
+def cited_as(page_label: str, page: str = "p.") -> str:
+    """How a citation names its place: "p. 12", or a unit that names itself ("slide 3",
+    "Sheet1 A1:F100", "section 2": an Office file's labels hold a space, page numbers do not)."""
+    return page_label if " " in page_label else f"{page} {page_label}"
+
+
 def unwrap(block: str) -> str:
     """Join a paragraph's visual lines (and words hyphenated across them); no space is put
-    between two CJK characters."""
+    between two CJK characters. A Markdown table keeps its rows, one a line."""
+    if is_table(block):
+        return block
     if "-" in block:
         block = _HYPHENATED.sub("", block)
     if not has_cjk(block):

@@ -22,6 +22,14 @@ class Format(StrEnum):
     MARKDOWN = "md"
     TEXT = "txt"
     IMAGE = "image"  # PNG, JPEG, TIFF: a scan, read by OCR
+    DOCX = "docx"
+    PPTX = "pptx"
+    XLSX = "xlsx"
+
+    @property
+    def is_office(self) -> bool:
+        """Formats read by app.documents.office into pages, slides and sheets."""
+        return self in (Format.DOCX, Format.PPTX, Format.XLSX)
 
     @property
     def is_text(self) -> bool:
@@ -43,6 +51,9 @@ _LABELS = {
     Format.MARKDOWN: "Markdown",
     Format.TEXT: "plain text",
     Format.IMAGE: "scanned image",
+    Format.DOCX: "Word (DOCX)",
+    Format.PPTX: "PowerPoint (PPTX)",
+    Format.XLSX: "Excel (XLSX)",
 }
 
 EXTENSIONS: dict[str, Format] = {
@@ -65,7 +76,20 @@ EXTENSIONS: dict[str, Format] = {
     ".jpeg": Format.IMAGE,
     ".tif": Format.IMAGE,
     ".tiff": Format.IMAGE,
+    ".docx": Format.DOCX,
+    ".pptx": Format.PPTX,
+    ".xlsx": Format.XLSX,
 }
+# An Office Open XML package is a zip whose main part says which application wrote it.
+_OFFICE_PARTS = {
+    "word/document.xml": Format.DOCX,
+    "ppt/presentation.xml": Format.PPTX,
+    "xl/workbook.xml": Format.XLSX,
+}
+_ODF_MIMETYPE = b"application/vnd.oasis.opendocument."
+# Office's password protection wraps the package in an OLE2 compound file with this stream.
+_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
 
 # Binary formats people drop by mistake, named so the message can say what the file is.
 _FOREIGN_MAGIC: tuple[tuple[bytes, str], ...] = (
@@ -86,6 +110,12 @@ _SMALL_MEMBER = 64 << 10
 _HTML_START = re.compile(rb"^\s*(<!doctype\s+html|<html|<head|<body|<meta|<!--)", re.IGNORECASE)
 
 SUPPORTED = ", ".join(sorted(EXTENSIONS))
+
+
+def is_document_name(name: str) -> bool:
+    """A file a folder's walk indexes: a supported extension, not hidden, and not the owner file
+    ("~$report.docx", 162 bytes) Office keeps beside every document it has open."""
+    return not name.startswith((".", "~$")) and Path(name).suffix.lower() in EXTENSIONS
 
 
 class UnsupportedFormat(ValueError):
@@ -136,15 +166,20 @@ def detect(path: Path, head: bytes) -> Detected:
     """Decide the format from the extension and the first bytes; refuse what we cannot read."""
     by_extension = EXTENSIONS.get(path.suffix.lower())
     sniffed = sniff(head)
+    if head.startswith(_OLE2) and _is_encrypted_office(path):
+        raise UnsupportedFormat("encrypted: it needs a password, and Docent cannot index it")
     if not (isinstance(sniffed, Foreign) and head.startswith(b"PK\x03\x04")):
         return _decide(path, head, by_extension, sniffed)
     try:
         folder = _epub_folder(path)
+        office = _zip_package(path) if folder is None else None
     except _UnreadableZip:
-        if by_extension is Format.EPUB:
+        if by_extension is Format.EPUB or (by_extension and by_extension.is_office):
             # Nothing but its name says what it was: let the reader say it is damaged.
-            return Detected(Format.EPUB)
-        folder = None
+            return Detected(by_extension)
+        folder = office = None
+    if office is not None:
+        return _decide(path, head, by_extension, office)
     if folder is None:
         return _decide(path, head, by_extension, sniffed)
     detected = _decide(path, head, by_extension, Format.EPUB)
@@ -166,7 +201,9 @@ def _decide(
             f"unsupported type: the file is {sniffed.description} (Docent reads {SUPPORTED})"
         )
     if by_extension is None:
-        if sniffed in (Format.PDF, Format.EPUB, Format.MOBI, Format.IMAGE):
+        if isinstance(sniffed, Format) and (
+            sniffed in (Format.PDF, Format.EPUB, Format.MOBI, Format.IMAGE) or sniffed.is_office
+        ):
             return Detected(
                 sniffed,
                 f"named {path.suffix or 'without extension'} but is a "
@@ -199,6 +236,40 @@ def _decide(
 
 class _UnreadableZip(Exception):
     pass
+
+
+def _zip_package(path: Path) -> Format | Foreign | None:
+    """An Office Open XML format from the zip's members, an OpenDocument file (named, as Docent
+    does not read it yet), or None. Raises _UnreadableZip when zipfile cannot read it."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            if "[Content_Types].xml" in names:
+                for part, fmt in _OFFICE_PARTS.items():
+                    if part in names:
+                        return fmt
+            mimetype = archive.getinfo("mimetype") if "mimetype" in names else None
+            if mimetype is not None and mimetype.file_size <= _SMALL_MEMBER:
+                kind = archive.read(mimetype).strip()
+                if kind.startswith(_ODF_MIMETYPE):
+                    name = kind.removeprefix(_ODF_MIMETYPE).decode("ascii", "replace")
+                    return Foreign(f"an OpenDocument {name} (save it as DOCX, PPTX or XLSX)")
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError, zlib.error):
+        raise _UnreadableZip from None
+    return None
+
+
+def _is_encrypted_office(path: Path) -> bool:
+    """Whether an OLE2 compound file holds Office's EncryptedPackage stream: its name sits in a
+    directory sector anywhere in the file, so the file is scanned (1 MB at a time)."""
+    overlap = len(_ENCRYPTED_PACKAGE)
+    tail = b""
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 20):
+            if _ENCRYPTED_PACKAGE in tail + block:
+                return True
+            tail = block[-overlap:]
+    return False
 
 
 def _epub_folder(path: Path) -> str | None:

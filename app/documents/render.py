@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.documents.formats import Format
 from app.documents.parse import DocumentError, mupdf, open_document
 
 _SENTENCES = re.compile(r"(?<=[.!?。！？])\s*|\n")
@@ -58,8 +57,7 @@ def render_page(
             png=pixmap.tobytes("png"),
             page=page,
             pages=document.page_count,
-            # Only a PDF has page labels (PyMuPDF asserts on any other document's).
-            label=(loaded.get_label() if document.format is Format.PDF else "") or str(page),
+            label=document.page_label(page - 1),
             highlights=tuple(rects),
         )
 

@@ -49,7 +49,10 @@ class FoundPassage(BaseModel):
     document_id: int
     document: str = Field(description="The document's file name.")
     page: int = Field(description="Physical page, from 1 (what read_page takes).")
-    page_label: str = Field(description="The page number printed on the page.")
+    page_label: str = Field(
+        description="The page number printed on the page, or the unit an Office file is cited by "
+        '("slide 3", "Budget A1:C4").'
+    )
     heading: str | None
     score: float = Field(description="Fused BM25 + vector reciprocal-rank score; higher first.")
     text: str

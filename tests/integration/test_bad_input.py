@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from app.intake import FileFailed, FileIndexed, FileStarted, IngestEvent
-from tests.documents import write_encrypted_pdf, write_image_only_pdf, write_pdf
+from tests.documents import (
+    write_encrypted_office,
+    write_encrypted_pdf,
+    write_image_only_pdf,
+    write_office_bomb,
+    write_pdf,
+)
 from tests.integration.conftest import index_all, opened, run
 
 
@@ -23,8 +30,22 @@ def make_bad_file(kind: str, folder: Path) -> Path:
             path = folder / "empty.pdf"
             path.write_bytes(b"")
         case "unsupported-type":
+            path = folder / "budget.ods"
+            with zipfile.ZipFile(path, "w") as archive:
+                archive.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet")
+                archive.writestr("content.xml", "<office:document-content/>")
+        case "corrupt-xlsx":
             path = folder / "budget.xlsx"
             path.write_bytes(b"PK\x03\x04[Content_Types].xml" + b"\x00" * 100)
+        case "damaged-docx":
+            path = folder / "letter.docx"
+            with zipfile.ZipFile(path, "w") as archive:
+                archive.writestr("[Content_Types].xml", "<Types/>")
+                archive.writestr("word/document.xml", "<w:document><w:body>")
+        case "encrypted-docx":
+            path = write_encrypted_office(folder / "salaries.docx")
+        case "zip-bomb-docx":
+            path = write_office_bomb(folder / "bomb.docx", 200)
         case "image-only-pdf":
             path = write_image_only_pdf(folder / "scan.pdf")
         case "binary-named-txt":
@@ -42,7 +63,11 @@ CASES = {
     "corrupt-pdf": "damaged or not a valid PDF file",
     "encrypted-pdf": "encrypted: it needs a password",
     "empty-file": "empty file (0 bytes)",
-    "unsupported-type": "unsupported type: the file is a zip package",
+    "unsupported-type": "unsupported type: the file is an OpenDocument spreadsheet",
+    "corrupt-xlsx": "damaged: not a readable zip archive",
+    "damaged-docx": "damaged or not a valid Word (DOCX) file",
+    "encrypted-docx": "encrypted: it needs a password",
+    "zip-bomb-docx": "too large when unpacked: ",
     "image-only-pdf": "no text layer, and no page is a scan to OCR",
     "binary-named-txt": "not readable as plain text",
     "whitespace-only": "contains only whitespace",

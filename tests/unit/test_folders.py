@@ -16,6 +16,7 @@ def tree(root: Path) -> tuple[Path, Path]:
     (chosen / "sub" / "plan.txt").write_text("Plan.\n")
     (chosen / ".hidden.md").write_text("# Hidden\n")
     (chosen / "song.mp3").write_bytes(b"ID3")  # not a document
+    (chosen / "~$notes.docx").write_bytes(b"\x04user" + bytes(157))  # Word's owner file
     outside = root / "outside"
     outside.mkdir()
     (outside / "secret.txt").write_text("Not for the index.\n")

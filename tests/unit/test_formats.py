@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 from app.documents.formats import Detected, Format, UnsupportedFormat, detect
+from tests.documents import write_docx, write_encrypted_office, write_pptx, write_xlsx
 
 
 @pytest.mark.parametrize(
@@ -44,7 +45,7 @@ def test_pdf_without_extension_is_still_a_pdf() -> None:
     ("name", "head", "message"),
     [
         ("photo.pdf", b"GIF89a", "the file is a GIF image"),
-        ("sheet.xlsx", b"plain", "unsupported type .xlsx"),
+        ("slides.key", b"plain", "unsupported type .key"),
         ("data.txt", b"\x7fELF\x02\x01", "a program (ELF)"),
         ("broken.pdf", bytes(range(256)), "not a valid PDF file"),
     ],
@@ -137,15 +138,19 @@ def test_another_zip_format_named_epub_is_refused_for_what_it_is(tmp_path: Path)
     with zipfile.ZipFile(odt, "w") as archive:
         archive.writestr("mimetype", "application/vnd.oasis.opendocument.text")
         archive.writestr("content.xml", "<office:document-content/>")
-    with pytest.raises(UnsupportedFormat, match="the file is a zip archive"):
+    with pytest.raises(UnsupportedFormat, match="the file is an OpenDocument text"):
         detect(odt, odt.read_bytes()[:4096])
     docx = _zip(
         tmp_path / "report.epub",
         ("[Content_Types].xml", "<Types/>"),
         ("word/document.xml", "<w:document/>"),
     )
+    detected = detect(docx, docx.read_bytes()[:4096])
+    assert detected.format is Format.DOCX
+    assert detected.note == "named .epub but is a Word (DOCX) file; indexed as Word (DOCX)"
+    other = _zip(tmp_path / "maps.epub", ("[Content_Types].xml", "<Types/>"), ("x/y.xml", "<y/>"))
     with pytest.raises(UnsupportedFormat, match=r"a zip package \(XPS or Office\)"):
-        detect(docx, docx.read_bytes()[:4096])
+        detect(other, other.read_bytes()[:4096])
 
 
 def test_a_truncated_sphinx_epub_is_damaged_not_a_zip_archive(tmp_path: Path) -> None:
@@ -203,3 +208,50 @@ def test_an_image_named_pdf_is_read_as_the_image_it_is() -> None:
     detected = detect(Path("photo.pdf"), b"\x89PNG\r\n\x1a\n")
     assert detected.format is Format.IMAGE
     assert detected.note == "named .pdf but is a scanned image file; indexed as scanned image"
+
+
+def _detect(path: Path) -> tuple[Format, str | None]:
+    detected = detect(path, path.read_bytes()[:4096])
+    return detected.format, detected.note
+
+
+def test_office_files_are_told_apart_by_their_main_part(tmp_path: Path) -> None:
+    assert _detect(write_docx(tmp_path / "a.docx")) == (Format.DOCX, None)
+    assert _detect(write_pptx(tmp_path / "a.pptx")) == (Format.PPTX, None)
+    assert _detect(write_xlsx(tmp_path / "a.xlsx")) == (Format.XLSX, None)
+
+
+def test_an_office_file_under_another_name_is_read_for_what_it_is(tmp_path: Path) -> None:
+    assert _detect(write_pptx(tmp_path / "deck.docx")) == (
+        Format.PPTX,
+        "named .docx but is a PowerPoint (PPTX) file; indexed as PowerPoint (PPTX)",
+    )
+    assert _detect(write_xlsx(tmp_path / "export.zip")) == (
+        Format.XLSX,
+        "named .zip but is a Excel (XLSX); indexed as Excel (XLSX)",
+    )
+
+
+def test_a_damaged_zip_named_docx_is_left_to_the_reader_to_call_damaged(tmp_path: Path) -> None:
+    path = tmp_path / "cut.docx"
+    path.write_bytes(write_docx(tmp_path / "whole.docx").read_bytes()[:3000])
+    assert _detect(path) == (Format.DOCX, None)
+
+
+def test_an_opendocument_file_is_refused_for_what_it_is(tmp_path: Path) -> None:
+    path = _zip(
+        tmp_path / "minutes.docx",
+        ("mimetype", "application/vnd.oasis.opendocument.text"),
+        ("content.xml", "<office:document-content/>"),
+    )
+    with pytest.raises(UnsupportedFormat, match="the file is an OpenDocument text"):
+        _detect(path)
+
+
+def test_a_password_protected_office_file_is_refused_as_encrypted(tmp_path: Path) -> None:
+    with pytest.raises(UnsupportedFormat, match=r"^encrypted: it needs a password"):
+        _detect(write_encrypted_office(tmp_path / "salaries.xlsx"))
+    legacy = tmp_path / "old.doc"
+    legacy.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(2048))
+    with pytest.raises(UnsupportedFormat, match="an old Microsoft Office file"):
+        _detect(legacy)
