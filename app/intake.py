@@ -382,6 +382,7 @@ class Intake:
 
     async def _ocr(self) -> None:
         pending = None
+        read = False  # any page stored: only then is there anything new to embed
         try:
             while (pending := await self.library.next_ocr_page()) is not None:
                 path = Path(pending.path)
@@ -392,6 +393,7 @@ class Intake:
                     self._publish(OcrFailed(path, pending.page, str(error)))
                     chunks, words = [], []
                 if await self.library.write_ocr_page(pending, chunks, words):
+                    read = True
                     done, total = await self.library.ocr_progress(pending.document_id)
                     self._publish(OcrProgress(path, pending.document_id, done, total))
                     self._publish(LibraryChanged())
@@ -400,9 +402,10 @@ class Intake:
             self._publish(OcrFailed(*where, f"OCR stopped: {error}"))
         # OCR's models hold ~850 MB in the child: not kept while there is nothing to read.
         await self.ocr_reader.stop()
-        if self._embed_after_ocr:
-            self._embed_after_ocr = False
+        if self._embed_after_ocr and read:
+            # The batch's own pass embedded its text; this one embeds what OCR added.
             await self._embed()
+        self._embed_after_ocr = False
         if not self._busy and self._queue.empty():
             self._publish(Idle())
 

@@ -38,7 +38,7 @@ def test_pending_finds_what_changed_while_docent_was_closed(tmp_path: Path) -> N
                 elsewhere.unlink()
                 (folder / "new.md").write_text("# New\n")
                 (folder / ".hidden.md").write_text("# Hidden\n")
-                (folder / "picture.png").write_bytes(b"\x89PNG")
+                (folder / "song.mp3").write_bytes(b"ID3")  # not a document
                 return before, await watch.pending()
             finally:
                 watch.close()
