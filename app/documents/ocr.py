@@ -28,6 +28,10 @@ STAMP_CHARACTERS = 200
 PARAGRAPH_GAP = 0.8
 
 
+# A word OCR read, as stored and sent between processes: text, x0, y0, x1, y1 in page points.
+WordBox = tuple[str, float, float, float, float]
+
+
 @dataclass(frozen=True, slots=True)
 class Word:
     text: str

@@ -25,6 +25,7 @@ from typing import IO, Any
 import psutil
 
 from app.documents.chunking import Chunk
+from app.documents.ocr import WordBox
 from app.documents.parse import DocumentError
 from app.documents.render import RenderedPage
 from app.processes import child_folder, own_module
@@ -79,7 +80,7 @@ class Parsed:
 @dataclass(frozen=True, slots=True)
 class PageOcred:
     chunks: list[Chunk]
-    words: list[tuple[str, float, float, float, float]]  # text, x0, y0, x1, y1 in page points
+    words: list[WordBox]
 
 
 ReadEvent = Opened | ChunksRead | Parsed
@@ -166,7 +167,7 @@ class DocumentReader:
         page: int,
         zoom: float = 1.5,
         passage: str = "",
-        words: Sequence[tuple[str, float, float, float, float]] = (),
+        words: Sequence[WordBox] = (),
     ) -> RenderedPage:
         """The page as a picture, the passage marked (`words`: the page's, if OCR read it)."""
         request = {"op": "render", "path": str(path), "page": page, "zoom": zoom}

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.documents.ocr import WordBox
 from app.documents.parse import DocumentError, mupdf, open_document
 
 _SENTENCES = re.compile(r"(?<=[.!?。！？])\s*|\n")
@@ -30,7 +31,7 @@ def render_page(
     page: int,
     zoom: float = 1.5,
     passage: str = "",
-    words: Sequence[tuple[str, float, float, float, float]] = (),
+    words: Sequence[WordBox] = (),
 ) -> RenderedPage:
     """Render one page (opened exactly as it was indexed) and find the passage on it: in its
     text layer, or, for a page read by OCR, among its OCR'd `words`.
@@ -63,7 +64,7 @@ def render_page(
 
 
 def passage_boxes(
-    words: Sequence[tuple[str, float, float, float, float]], passage: str
+    words: Sequence[WordBox], passage: str
 ) -> list[tuple[float, float, float, float]]:
     """The boxes of the OCR'd words that spell each sentence of `passage` (spacing aside: OCR's
     and the chunker's differ); what search_for does on a page with a text layer."""

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from app.documents import Chunk
+from app.documents.ocr import WordBox
 from app.embeddings import Embedder
 from app.errors import DocentError
 from app.index.retrieval import RERANK_POOL, Passage, fuse, rerank
@@ -188,7 +189,7 @@ class Library:
                 self._wrote(version)
         return version is not None
 
-    async def ocr_words(self, path: str, page: int) -> list[tuple[str, float, float, float, float]]:
+    async def ocr_words(self, path: str, page: int) -> list[WordBox]:
         return await self.read(lambda store: store.ocr_words(path, page))
 
     async def remove(self, document_id: int) -> bool:

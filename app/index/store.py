@@ -23,6 +23,7 @@ from sqlite_utils import Database
 
 from app.cjk import segment_for_index
 from app.documents import Chunk
+from app.documents.ocr import WordBox
 from app.index.schema import migrate
 from app.index.terms import index_form, match_expression, selective_terms
 from app.paths import private_file
@@ -335,7 +336,7 @@ class Store:
     def index_version(self) -> int:
         return int(self.get_meta("index_version") or 0)
 
-    def ocr_words(self, path: str, page: int) -> list[tuple[str, float, float, float, float]]:
+    def ocr_words(self, path: str, page: int) -> list[WordBox]:
         """The OCR'd words of a page and their boxes; none for a page with a text layer."""
         row = self.db.execute(
             """SELECT o.words FROM ocr_pages o JOIN documents d ON d.id = o.document_id
