@@ -50,6 +50,7 @@ from app.intake import (
 )
 from app.llm.engine import CancelToken
 from app.routing import Route
+from app.samples import shipped_questions_path
 from app.terminal import printable, printable_json
 
 
@@ -383,8 +384,7 @@ async def _ask(
 
 
 async def _eval(docent: Docent, arguments: argparse.Namespace) -> int:
-    shipped = resources.files("resources").joinpath("eval/samples-qa.jsonl")
-    qa_path = arguments.qa or Path(str(shipped))
+    qa_path = arguments.qa or shipped_questions_path()
     questions = [qa for qa in load_questions(qa_path) if arguments.split in ("all", qa.split)][
         : arguments.limit
     ]

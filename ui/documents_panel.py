@@ -1,12 +1,33 @@
-"""The documents panel: every file Docent was given, with its state and, on failure, the reason."""
+"""The documents panel: every file Docent was given, with its size, pages, when it was indexed,
+its state (a progress bar while parsing, embedding or OCR runs) and, on failure, the reason."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QBrush, QContextMenuEvent
-from PySide6.QtWidgets import QAbstractItemView, QMenu, QTreeWidget, QTreeWidgetItem
+from PySide6.QtCore import (
+    QDateTime,
+    QEvent,
+    QLocale,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSize,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QContextMenuEvent, QPainter
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QHeaderView,
+    QMenu,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionProgressBar,
+    QStyleOptionViewItem,
+    QTreeWidget,
+    QTreeWidgetItem,
+)
 
 from app.index import DocumentInfo
 from app.intake import (
@@ -21,9 +42,42 @@ from app.intake import (
 from ui.plain import plain_tooltip
 from ui.theme import error_colour
 
-NAME, PAGES, CHUNKS, STATUS = range(4)
+NAME, PAGES, SIZE, INDEXED, STATUS = range(5)
 PATH_ROLE = Qt.ItemDataRole.UserRole
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
+CHUNKS_ROLE = Qt.ItemDataRole.UserRole + 2
+PROGRESS_ROLE = Qt.ItemDataRole.UserRole + 3  # (done, total) while a step runs, else None
+
+
+class ProgressDelegate(QStyledItemDelegate):
+    """Draws a status with a (done, total) as a progress bar carrying the status text."""
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
+        progress = index.data(PROGRESS_ROLE)
+        if not progress:
+            super().paint(painter, option, index)
+            return
+        done, total = progress
+        bar = QStyleOptionProgressBar()
+        bar.rect = option.rect.adjusted(1, 2, -1, -2)
+        bar.minimum, bar.maximum, bar.progress = 0, max(total, 1), done
+        bar.text = str(index.data(Qt.ItemDataRole.DisplayRole))
+        bar.textVisible = True
+        bar.state = option.state | QStyle.StateFlag.State_Horizontal  # Qt 6: else vertical
+        bar.palette = option.palette
+        QApplication.style().drawControl(QStyle.ControlElement.CE_ProgressBar, bar, painter)
+
+    def sizeHint(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QSize:
+        """Rows tall enough for a bar with its text (a bare text row squashes it to a line)."""
+        hint = super().sizeHint(option, index)
+        return QSize(hint.width(), max(hint.height(), option.fontMetrics.height() + 10))
 
 
 class DocumentsPanel(QTreeWidget):
@@ -39,24 +93,31 @@ class DocumentsPanel(QTreeWidget):
     def __init__(self) -> None:
         super().__init__()
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.setHeaderLabels(["Document", "Pages", "Chunks", "Status"])
+        self.setHeaderLabels(["Document", "Pages", "Size", "Indexed", "Status"])
+        self.setAccessibleName("Documents")
         self.setRootIsDecorated(False)
         self.setAlternatingRowColors(True)
-        self.setColumnWidth(NAME, 170)
-        self.setColumnWidth(PAGES, 50)
-        self.setColumnWidth(CHUNKS, 55)
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long name keeps its end
+        header = self.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
+        for column in (PAGES, SIZE, INDEXED):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(STATUS, QHeaderView.ResizeMode.Interactive)
+        self.setColumnWidth(STATUS, 150)
+        self.setItemDelegateForColumn(STATUS, ProgressDelegate(self))
         self._rows: dict[str, QTreeWidgetItem] = {}
 
     def row(self, path: Path | str) -> QTreeWidgetItem:
         key = str(path)
         if key not in self._rows:
-            item = QTreeWidgetItem([Path(key).name, "", "", "queued"])
+            item = QTreeWidgetItem([Path(key).name, "", "", "", "queued"])
             item.setToolTip(NAME, plain_tooltip(key))
             item.setData(NAME, PATH_ROLE, key)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(NAME, Qt.CheckState.Unchecked)
-            item.setTextAlignment(PAGES, Qt.AlignmentFlag.AlignRight)
-            item.setTextAlignment(CHUNKS, Qt.AlignmentFlag.AlignRight)
+            for column in (PAGES, SIZE):
+                item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight)
             self.addTopLevelItem(item)
             self._rows[key] = item
         return self._rows[key]
@@ -64,27 +125,36 @@ class DocumentsPanel(QTreeWidget):
     def status(self, path: Path | str) -> str:
         return self.row(path).text(STATUS)
 
+    def progress(self, path: Path | str) -> tuple[int, int] | None:
+        """The running step's (done, total), drawn as a bar; None when no step runs."""
+        progress = self.row(path).data(STATUS, PROGRESS_ROLE)
+        return None if progress is None else (int(progress[0]), int(progress[1]))
+
+    def chunks(self, path: Path | str) -> int | None:
+        chunks = self.row(path).data(NAME, CHUNKS_ROLE)
+        return None if chunks is None else int(chunks)
+
     def apply(self, event: IngestEvent | OcrProgress) -> None:
         item = self.row(event.path)
         item.setForeground(STATUS, QBrush())
         match event:
             case FileStarted():
-                item.setText(STATUS, "parsing")
+                _show_status(item, "parsing")
             case PagesParsed(done=done, total=total):
-                item.setText(STATUS, f"parsing {done}/{total} pages")
+                _show_status(item, f"parsing {done}/{total} pages", (done, total))
             case FileIndexed(document_id=document_id, pages=pages, chunks=chunks, note=note):
                 item.setData(NAME, ID_ROLE, document_id)
-                item.setText(STATUS, "keyword-searchable")
+                item.setData(NAME, CHUNKS_ROLE, chunks)
+                _show_status(item, "keyword-searchable")
                 item.setText(PAGES, str(pages))
-                item.setText(CHUNKS, str(chunks))
                 item.setToolTip(STATUS, plain_tooltip(note or ""))
             case OcrProgress(done=done, total=total):
-                item.setText(STATUS, ocr_status(done, total))
+                _show_status(item, ocr_status(done, total), (done, total) if done < total else None)
             case FileSkipped(reason=reason):
-                item.setText(STATUS, "unchanged" if reason.startswith("unchanged") else "skipped")
+                _show_status(item, "unchanged" if reason.startswith("unchanged") else "skipped")
                 item.setToolTip(STATUS, plain_tooltip(reason))
             case FileFailed(reason=reason):
-                item.setText(STATUS, f"failed: {reason}")
+                _show_status(item, f"failed: {reason}")
                 item.setToolTip(STATUS, plain_tooltip(reason))
                 item.setForeground(STATUS, error_colour(self.palette()))
 
@@ -93,17 +163,24 @@ class DocumentsPanel(QTreeWidget):
         for document in documents:
             item = self.row(document.path)
             item.setData(NAME, ID_ROLE, document.id)
+            item.setData(NAME, CHUNKS_ROLE, document.chunks)
+            item.setText(PAGES, str(document.pages))
+            item.setText(SIZE, _size(document.size))
+            indexed = QDateTime.fromString(document.indexed_at, Qt.DateFormat.ISODate)
+            item.setText(INDEXED, QLocale().toString(indexed.toLocalTime(), "yyyy-MM-dd HH:mm"))
+            item.setToolTip(
+                PAGES, f"{document.chunks} passages, {document.embedded} with embeddings"
+            )
             if item.text(STATUS).startswith("failed"):
                 continue
             if document.ocr_done < document.ocr_pages:
-                status = ocr_status(document.ocr_done, document.ocr_pages)
+                progress = document.ocr_done, document.ocr_pages
+                _show_status(item, ocr_status(*progress), progress)
             elif document.embedded < document.chunks:
-                status = f"embedding {document.embedded}/{document.chunks}"
+                progress = document.embedded, document.chunks
+                _show_status(item, f"embedding {document.embedded}/{document.chunks}", progress)
             else:
-                status = "ready"
-            item.setText(STATUS, status)
-            item.setText(PAGES, str(document.pages))
-            item.setText(CHUNKS, str(document.chunks))
+                _show_status(item, "ready")
 
     def scope(self) -> list[int] | None:
         """Ids of the ticked documents, or None (ask the whole library)."""
@@ -146,6 +223,16 @@ class DocumentsPanel(QTreeWidget):
         menu.addAction("Re-index", lambda: self.reindex_requested.emit(paths))
         menu.addAction("Remove from library", lambda: self.remove_requested.emit(paths))
         menu.exec(event.globalPos())
+
+
+def _size(size: int) -> str:
+    """ "1.2 MB", as file managers say it (powers of 1000)."""
+    return QLocale().formattedDataSize(size, 1, QLocale.DataSizeFormat.DataSizeSIFormat)
+
+
+def _show_status(item: QTreeWidgetItem, text: str, progress: tuple[int, int] | None = None) -> None:
+    item.setText(STATUS, text)
+    item.setData(STATUS, PROGRESS_ROLE, progress)
 
 
 def ocr_status(done: int, total: int) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,6 +51,7 @@ from app.intake import (
 )
 from app.llm.engine import CancelToken
 from app.routing import Route
+from app.samples import GUIDE, sample_path
 from app.watch import FolderWatch
 from ui.background import Background
 from ui.conversation import ConversationPanel
@@ -177,6 +177,7 @@ class MainWindow(QMainWindow):
         self.state = WindowState.load(self._state_file)
         if geometry := self.state.geometry_bytes():
             self.restoreGeometry(QByteArray(geometry))
+        self.session.set_collapsed(self.state.session_collapsed)
 
         self.background = Background(self._report_failure)
         self._cancel: CancelToken | None = None
@@ -258,14 +259,15 @@ class MainWindow(QMainWindow):
         self._show_cloud_state()
         await self.serving.apply()
         await self.refresh()
+        await self.docent.budget.load()
+        self.session.show_spending(self.docent.budget)
         self.documents.tick(self.state.scope)
         self.watch_folders()
         await self.docent.intake.resume()
         if not self.state.first_run_done:
             self.state.first_run_done = True
             self.save_state()
-            guide = resources.files("resources").joinpath("sample/welcome-to-docent.md")
-            indexing = self.add_paths([Path(str(guide))])
+            indexing = self.add_paths([sample_path(GUIDE)])
             if welcome:
                 self.show_welcome()
                 self.checking_speed = self.background.run(self._check_speed(indexing))
@@ -314,6 +316,7 @@ class MainWindow(QMainWindow):
     def save_state(self) -> None:
         self.state.set_geometry(bytes(self.saveGeometry().data()))
         self.state.scope = self.documents.ticked_paths()
+        self.state.session_collapsed = self.session.collapsed
         self.state.save(self._state_file)
 
     # --- documents -------------------------------------------------------------------------
@@ -525,7 +528,7 @@ class MainWindow(QMainWindow):
                     self.token_shown.emit()
                 elif isinstance(event, Finished):
                     self.session.add(event.metrics)
-                    self.session.show_spending(self.docent.budget.describe())
+                    self.session.show_spending(self.docent.budget)
         except Exception as error:  # the model would not load, the library failed: say so
             self._show_model_state()
             self.conversation.apply(Failed(str(error), None))

@@ -1,4 +1,5 @@
-"""The session at a glance: answers per route, what they cost, and how long each one took."""
+"""The session at a glance: answers per route, what they cost against the month's cloud budget,
+and how long each one took. Collapsible, so the documents can have the room."""
 
 from __future__ import annotations
 
@@ -7,14 +8,16 @@ from collections import Counter
 from PySide6.QtCharts import QChart, QChartView, QScatterSeries, QValueAxis
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QProgressBar, QToolButton, QVBoxLayout, QWidget
 
+from app.answering.budget import Budget
 from app.answering.metrics import AnswerMetrics
 from ui.theme import route_colour
 
 
 class SessionPanel(QWidget):
-    """Totals and a latency chart (TTFT: small dots, total: large), coloured by route.
+    """Totals, the month's cloud spending as a bar against the budget, and a latency chart
+    (TTFT: small dots, total: large), coloured by route.
 
     No signals: the window hands it each finished answer's metrics, and the month's spending.
     """
@@ -25,9 +28,24 @@ class SessionPanel(QWidget):
         self.cost_usd = 0.0
         self.unpriced = 0  # answers of unknown cost
         self.answers = 0
+        self.toggle = QToolButton()
+        self.toggle.setText("Session")
+        self.toggle.setCheckable(True)
+        self.toggle.setChecked(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow)
+        self.toggle.setAutoRaise(True)
+        self.toggle.setAccessibleName("Show or hide the session panel")
+        self.toggle.toggled.connect(self._expand)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.spending = QLabel()
+        self.spending.setWordWrap(True)
+        self.budget = QProgressBar()
+        self.budget.setRange(0, 1000)  # per mille of the monthly budget
+        self.budget.setTextVisible(False)  # the label above says it in words
+        self.budget.setMaximumHeight(8)
+        self.budget.setAccessibleName("Cloud budget used this month")
         self.chart = QChart()
         self.chart.setTitle("Latency per answer (s)")
         self.chart.legend().setAlignment(Qt.AlignmentFlag.AlignBottom)
@@ -42,11 +60,18 @@ class SessionPanel(QWidget):
         view = QChartView(self.chart)
         view.setRenderHint(QPainter.RenderHint.Antialiasing)
         view.setMinimumHeight(220)
+        view.setAccessibleName("Latency per answer")
+        self.body = QWidget()
+        body = QVBoxLayout(self.body)
+        body.setContentsMargins(0, 0, 0, 0)
+        body.addWidget(self.summary)
+        body.addWidget(self.spending)
+        body.addWidget(self.budget)
+        body.addWidget(view, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.spending)
-        layout.addWidget(view, 1)
+        layout.addWidget(self.toggle)
+        layout.addWidget(self.body, 1)
         self._show_summary()
         self._follow_palette()
 
@@ -86,8 +111,23 @@ class SessionPanel(QWidget):
         self.y_axis.setRange(0, top * 1.15)
         self._show_summary()
 
-    def show_spending(self, budget: str) -> None:
-        self.spending.setText(f"Budget: {budget}")
+    @property
+    def collapsed(self) -> bool:
+        return not self.toggle.isChecked()
+
+    def set_collapsed(self, collapsed: bool) -> None:
+        self.toggle.setChecked(not collapsed)
+
+    def _expand(self, expanded: bool) -> None:
+        self.body.setVisible(expanded)
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
+
+    def show_spending(self, budget: Budget) -> None:
+        self.spending.setText(f"Cloud budget: {budget.describe()}")
+        spent = budget.spent.known_usd
+        share = spent / budget.monthly_usd if budget.monthly_usd > 0 else float(spent > 0)
+        self.budget.setValue(round(min(share, 1.0) * 1000))
+        self.budget.setToolTip(f"{share:.0%} of this month's cloud budget spent")
 
     def _series(self, route: str, measure: str) -> QScatterSeries:
         key = (route, measure)

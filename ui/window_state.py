@@ -1,4 +1,5 @@
-"""What the window remembers between runs: its geometry and the documents in scope."""
+"""What the window remembers between runs: its geometry, the documents in scope, whether the
+session panel is folded."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ class WindowState:
     geometry: str = ""  # base64 of QWidget.saveGeometry()
     scope: list[str] = field(default_factory=list)  # paths of the ticked documents
     first_run_done: bool = False
+    session_collapsed: bool = False
 
     @classmethod
     def load(cls, path: Path) -> WindowState:
@@ -24,6 +26,7 @@ class WindowState:
                 geometry=str(raw.get("geometry", "")),
                 scope=[str(p) for p in raw.get("scope", [])],
                 first_run_done=bool(raw.get("first_run_done", False)),
+                session_collapsed=bool(raw.get("session_collapsed", False)),
             )
         except (OSError, ValueError, AttributeError):
             return cls()  # missing or damaged: start fresh, it is only convenience

@@ -21,7 +21,7 @@ from tests.gui.conftest import tooltip_shows
 from ui.bench.plots import line_chart
 from ui.bench.window import BenchmarkWindow
 from ui.conversation import ConversationPanel
-from ui.documents_panel import DocumentsPanel
+from ui.documents_panel import STATUS, DocumentsPanel
 from ui.main_window import MainWindow
 from ui.mcp_serving import McpServing
 from ui.model_manager import ModelManager
@@ -155,7 +155,7 @@ def test_the_documents_panel_shows_names_and_reasons_as_text(qtbot: QtBot) -> No
     panel.apply(FileFailed(path, f"damaged: {HOSTILE}"))
     row = panel.row(path)
     assert tooltip_shows(row.toolTip(0)) == str(path)
-    assert tooltip_shows(row.toolTip(3)) == f"damaged: {HOSTILE}"
+    assert tooltip_shows(row.toolTip(STATUS)) == f"damaged: {HOSTILE}"
 
 
 def test_the_windows_model_notice_and_status_bar_show_text(

@@ -1,27 +1,76 @@
-"""The session panel's totals: an answer of unknown cost is counted as such, never as free."""
+"""The session panel: an answer of unknown cost is counted as such, never as free; the month's
+spending is a bar against the budget; the panel folds away and the window remembers it."""
 
 from __future__ import annotations
 
+import qasync
 from pytestqt.qtbot import QtBot
 
+from app.answering.budget import Budget
 from app.answering.metrics import AnswerMetrics
+from app.bootstrap import Docent
 from ui.session_panel import SessionPanel
 
 
-def test_answers_of_unknown_cost_are_counted_apart(qtbot: QtBot) -> None:
+def _budget(
+    docent: Docent, loop: qasync.QEventLoop, monthly_usd: float, *costs: float | None
+) -> Budget:
+    """The library's budget (a fresh library: nothing spent yet), then these answers' costs."""
+    budget = docent.budget
+    budget.monthly_usd = monthly_usd
+    loop.run_until_complete(budget.load())
+    for cost in costs:
+        budget.spend(cost)
+    return budget
+
+
+def test_answers_of_unknown_cost_are_counted_apart(
+    qtbot: QtBot, docent: Docent, loop: qasync.QEventLoop
+) -> None:
     session = SessionPanel()
     qtbot.addWidget(session)
     session.add(AnswerMetrics("cloud", "gw/priced", "why", 0.01, 0.5, 1.0, 1000, 10, 20.0, 0.25))
     session.add(AnswerMetrics("cloud", "gw/unpriced", "why", 0.01, 0.5, 1.0, 1000, 10, 20.0, None))
-    session.show_spending("$0.2500 of $5.00 this month + 1 answer of unknown cost")
+    session.show_spending(_budget(docent, loop, 5.0, 0.25, None))
     assert session.summary.text() == (
         "Session: 2 answers (cloud 2) · cost $0.2500 + 1 of unknown cost"
     )
     assert session.spending.text() == (
-        "Budget: $0.2500 of $5.00 this month + 1 answer of unknown cost"
+        "Cloud budget: $0.2500 of $5.00 this month + 1 answer of unknown cost"
     )
+    assert session.budget.value() == 50  # per mille: 5 %
     assert (
         AnswerMetrics("cloud", "m", "r", 0, 0.5, 1, 1, 1, None, None)
         .footer()
         .endswith("1+1 tokens · cost unknown")
     )
+
+
+def test_the_budget_bar_is_full_when_the_month_is_spent_or_there_is_no_budget(
+    qtbot: QtBot, docent: Docent, loop: qasync.QEventLoop
+) -> None:
+    session = SessionPanel()
+    qtbot.addWidget(session)
+    session.show_spending(_budget(docent, loop, 0.0))
+    assert session.budget.value() == 0  # no budget, nothing spent
+    budget = _budget(docent, loop, 2.0, 3.5)
+    session.show_spending(budget)
+    assert session.budget.value() == 1000
+    assert session.budget.toolTip() == "175% of this month's cloud budget spent"
+    budget.monthly_usd = 0.0
+    session.show_spending(budget)
+    assert session.budget.value() == 1000
+
+
+def test_the_panel_folds_away_and_back(qtbot: QtBot) -> None:
+    session = SessionPanel()
+    qtbot.addWidget(session)
+    session.show()
+    qtbot.waitExposed(session)
+    assert session.body.isVisible()
+    session.toggle.click()
+    assert session.collapsed
+    assert not session.body.isVisible()
+    assert session.toggle.arrowType().name == "RightArrow"
+    session.set_collapsed(False)
+    assert session.body.isVisible()

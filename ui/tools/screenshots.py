@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from importlib import resources
 from pathlib import Path
 
 import qasync
 from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
 
 from app.bootstrap import Docent
+from app.samples import SAMPLES, sample_path
 from ui.main_window import MainWindow
 
 ENGLISH = "How long are customer invoices kept, and who approves deletion?"
 CHINESE = "乌龙茶的发酵程度是多少？"
-SAMPLES = ("northwind-retention-policy.pdf", "china-tea-primer.pdf")
 
 
 def _save(widget: QWidget, folder: Path, name: str) -> None:
@@ -41,8 +40,7 @@ async def _shoot(folder: Path) -> None:
         if window.welcome is not None:  # a fresh home: the first run shows its screen
             _save(window.welcome, folder, "00-first-run.png")
             window.welcome.accept()
-        sample = resources.files("resources").joinpath("sample")
-        await window.add_paths([Path(str(sample.joinpath(name))) for name in SAMPLES])
+        await window.add_paths([sample_path(name) for name in SAMPLES])
         await window.ask(ENGLISH)
         _save(window, folder, "01-answer.png")
         window.show_source(window.conversation.cited_sources()[0])

@@ -1,0 +1,35 @@
+"""The sample documents Docent ships and questions they answer (the lookups of the evaluation
+set shipped for them), so that an empty window can offer something to try."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+
+from app.bench.evaluation import load_questions
+
+GUIDE = "welcome-to-docent.md"  # indexed on the first run
+SAMPLES = ("northwind-retention-policy.pdf", "china-tea-primer.pdf")
+
+
+def sample_path(name: str) -> Path:
+    return Path(str(resources.files("resources").joinpath("sample", name)))
+
+
+def shipped_questions_path() -> Path:
+    return Path(str(resources.files("resources").joinpath("eval", "samples-qa.jsonl")))
+
+
+def sample_questions(indexed: Iterable[str], per_document: int = 2) -> list[str]:
+    """Up to `per_document` single-fact questions for each sample whose file name is among
+    `indexed`, in the set's order (English before Chinese where the set has both)."""
+    names = set(indexed)
+    taken: Counter[str] = Counter()
+    chosen = []
+    for qa in load_questions(shipped_questions_path()):
+        if qa.kind == "lookup" and qa.document in names and taken[qa.document] < per_document:
+            taken[qa.document] += 1
+            chosen.append(qa.question)
+    return chosen
