@@ -104,7 +104,7 @@ class DocumentsPanel(QTreeWidget):
         for column in (PAGES, SIZE, INDEXED):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(STATUS, QHeaderView.ResizeMode.Interactive)
-        self.setColumnWidth(STATUS, 150)
+        self.setColumnWidth(STATUS, 130)
         self.setItemDelegateForColumn(STATUS, ProgressDelegate(self))
         self._rows: dict[str, QTreeWidgetItem] = {}
 
@@ -117,7 +117,9 @@ class DocumentsPanel(QTreeWidget):
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(NAME, Qt.CheckState.Unchecked)
             for column in (PAGES, SIZE):
-                item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight)
+                item.setTextAlignment(
+                    column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                )
             self.addTopLevelItem(item)
             self._rows[key] = item
         return self._rows[key]
@@ -167,7 +169,8 @@ class DocumentsPanel(QTreeWidget):
             item.setText(PAGES, str(document.pages))
             item.setText(SIZE, _size(document.size))
             indexed = QDateTime.fromString(document.indexed_at, Qt.DateFormat.ISODate)
-            item.setText(INDEXED, QLocale().toString(indexed.toLocalTime(), "yyyy-MM-dd HH:mm"))
+            item.setText(INDEXED, _when(indexed.toLocalTime()))
+            item.setToolTip(INDEXED, QLocale().toString(indexed.toLocalTime()))
             item.setToolTip(
                 PAGES, f"{document.chunks} passages, {document.embedded} with embeddings"
             )
@@ -223,6 +226,13 @@ class DocumentsPanel(QTreeWidget):
         menu.addAction("Re-index", lambda: self.reindex_requested.emit(paths))
         menu.addAction("Remove from library", lambda: self.remove_requested.emit(paths))
         menu.exec(event.globalPos())
+
+
+def _when(indexed: QDateTime) -> str:
+    """The time for today's documents, the date for older ones: short, so names keep the room."""
+    if indexed.date() == QDateTime.currentDateTime().date():
+        return indexed.toString("HH:mm")
+    return indexed.toString("yyyy-MM-dd")
 
 
 def _size(size: int) -> str:

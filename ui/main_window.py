@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -51,11 +52,13 @@ from app.intake import (
 )
 from app.llm.engine import CancelToken
 from app.routing import Route
-from app.samples import GUIDE, sample_path
+from app.samples import GUIDE, SAMPLES, sample_path
 from app.watch import FolderWatch
+from ui import keys
 from ui.background import Background
 from ui.conversation import ConversationPanel
 from ui.documents_panel import DocumentsPanel
+from ui.empty_state import EmptyState, dropped_paths
 from ui.first_run import FirstRunDialog, speed_text
 from ui.mcp_serving import McpServing
 from ui.page_preview import PagePreview
@@ -124,6 +127,16 @@ class MainWindow(QMainWindow):
         self.conversation.source_clicked.connect(self.show_source)
         self.conversation.reask_requested.connect(self._reask)
         self.conversation.sent_requested.connect(self.show_sent)
+        self.empty_state = EmptyState()
+        self.empty_state.paths_dropped.connect(self.add_paths)
+        self.empty_state.add_requested.connect(self.choose_files)
+        self.empty_state.samples_requested.connect(
+            lambda: self.add_paths([sample_path(name) for name in SAMPLES])
+        )
+        self.empty_state.question_chosen.connect(self.ask)
+        self.pages = QStackedWidget()  # the empty state until the first question
+        self.pages.addWidget(self.empty_state)
+        self.pages.addWidget(self.conversation)
         self.previews: list[PagePreview] = []
         self.model_manager: ModelManager | None = None
         self.benchmark: BenchmarkWindow | None = None
@@ -135,9 +148,9 @@ class MainWindow(QMainWindow):
         self.stop_button = QPushButton("Stop")
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
-        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
-        QShortcut(QKeySequence.StandardKey.Open, self, self.choose_files)
-        QShortcut(QKeySequence.StandardKey.Preferences, self, self.open_settings)
+        QShortcut(keys.sequence(keys.STOP), self, self.stop)
+        QShortcut(keys.sequence(keys.ADD_DOCUMENTS), self, self.choose_files)
+        QShortcut(keys.sequence(keys.SETTINGS), self, self.open_settings)
         settings_menu = self.menuBar().addMenu("&Docent")
         settings_menu.addAction("Add documents…", self.choose_files)
         settings_menu.addAction("Models…", self.open_models)
@@ -149,7 +162,7 @@ class MainWindow(QMainWindow):
         ask_row.addWidget(self.stop_button)
         right = QWidget()
         right_layout = QVBoxLayout(right)
-        right_layout.addWidget(self.conversation, 1)
+        right_layout.addWidget(self.pages, 1)
         right_layout.addLayout(ask_row)
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.documents)
@@ -223,6 +236,7 @@ class MainWindow(QMainWindow):
     async def refresh(self) -> None:
         documents = await self.docent.library.documents()
         self.documents.show_library(documents)
+        self.empty_state.show_library([document.name for document in documents])
         size = await asyncio.to_thread(_file_size, self.docent.paths.database)
         chunks = sum(d.chunks for d in documents)
         self.library_state.setText(
@@ -322,12 +336,11 @@ class MainWindow(QMainWindow):
     # --- documents -------------------------------------------------------------------------
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasUrls() and all(u.isLocalFile() for u in event.mimeData().urls()):
+        if dropped_paths(event):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
-        paths = [Path(url.toLocalFile()) for url in event.mimeData().urls() if url.isLocalFile()]
-        if paths:
+        if paths := dropped_paths(event):
             event.acceptProposedAction()
             self.add_paths(paths)
 
@@ -516,6 +529,7 @@ class MainWindow(QMainWindow):
 
     async def _answer(self, question: str, cancel: CancelToken, route: Route | None) -> None:
         self.stop_button.setEnabled(True)
+        self.pages.setCurrentWidget(self.conversation)
         self.conversation.begin(question)
         try:
             self._show_model_state(loading=not self.docent.chat.loaded)

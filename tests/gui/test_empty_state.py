@@ -1,0 +1,99 @@
+"""The empty window: a drop zone that takes files and folders, questions to try on the bundled
+samples, the shortcuts; then the conversation once a question is asked. Real files, real model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import qasync
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from app.samples import SAMPLES, sample_questions
+from tests.documents import write_pdf
+from tests.gui.conftest import main_window
+from ui.main_window import MainWindow
+
+
+@pytest.fixture
+def window(qapp: QApplication, loop: qasync.QEventLoop) -> Iterator[MainWindow]:
+    yield from main_window(loop)
+
+
+def _drop_on_empty_state(window: MainWindow, *paths: Path) -> None:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path)) for path in paths])
+    event = QDropEvent(
+        QPointF(20, 20),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.empty_state.dropEvent(event)
+
+
+def test_the_drop_zone_takes_files_and_folders(
+    window: MainWindow, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    assert window.pages.currentWidget() is window.empty_state
+    assert "Drop PDFs, e-books, Office files" in window.empty_state.hint.text()
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    inside = write_pdf(folder / "inside.pdf")
+    alone = write_pdf(tmp_path / "alone.pdf")
+    with_dropped = []
+    window.empty_state.paths_dropped.connect(with_dropped.append)
+    _drop_on_empty_state(window, folder, alone)
+    assert with_dropped == [[folder, alone]]
+    assert window.indexing is not None
+    loop.run_until_complete(window.indexing)
+    assert window.documents.status(inside) == "ready"
+    assert window.documents.status(alone) == "ready"
+
+    mime = QMimeData()
+    mime.setText("not a file")
+    refused = QDropEvent(
+        QPointF(20, 20),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.empty_state.dropEvent(refused)
+    assert not refused.isAccepted()
+    assert len(with_dropped) == 1
+
+
+def test_sample_questions_are_offered_and_one_click_asks_it(
+    window: MainWindow, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    empty = window.empty_state
+    assert empty.question_buttons == []
+    assert empty.samples_button.isVisibleTo(window)
+    assert "Ctrl+O: add documents   ·   Enter: ask" in empty.shortcuts.text()
+    assert "Ctrl+,: settings" in empty.shortcuts.text()
+
+    empty.samples_button.click()  # adds the bundled samples
+    assert window.indexing is not None
+    loop.run_until_complete(window.indexing)
+    offered = [button.text() for button in empty.question_buttons]
+    assert offered == sample_questions(SAMPLES)
+    assert "How long are customer invoices kept?" in offered
+    assert not empty.samples_button.isVisibleTo(window)
+
+    # Keyboard only: the first question chip takes focus and Space asks it.
+    first = empty.question_buttons[0]
+    first.setFocus()
+    qtbot.keyClick(first, Qt.Key.Key_Space)
+    assert window.answering is not None
+    loop.run_until_complete(window.answering)
+    assert window.pages.currentWidget() is window.conversation
+    transcript = window.conversation.transcript.toPlainText()
+    assert "Q: How long are customer invoices kept?" in transcript
+    assert "seven" in transcript.lower()
+    assert any(s.document == SAMPLES[0] for s in window.conversation.cited_sources())
