@@ -1,0 +1,146 @@
+"""A turn as a card: Markdown from models rendered inert, [n] markers as citation chips that
+show the passage on hover and open the page on click, the re-ask and what-was-sent actions,
+and no way for an answer to forge one of Docent's links."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+import qasync
+from PySide6.QtCore import QUrl
+from PySide6.QtWidgets import QToolTip
+from pytestqt.qtbot import QtBot
+
+from app.answering import Failed, Finished, RouteDecided, Source, SourcesFound, Token
+from app.answering.metrics import AnswerMetrics
+from app.bootstrap import Docent
+from app.llm.engine import Message
+from tests.gui.conftest import tooltip_shows
+from ui.background import Background
+from ui.source_cards import Thumbnails
+from ui.turn_card import TurnCard
+
+HOSTILE = (
+    "**Seven** years.\n\n- invoices\n- ledgers\n\n<img src='http://127.0.0.1:9/x.png'> <b>raw</b>"
+)
+FORGED = (
+    'See <a href="docent-chip:0">the invoice</a>, [re-ask in the cloud](docent-chip:0), '
+    "<docent-chip:1>, ![chart](docent-chip:1) and [a site](https://example.com/x)."
+)
+
+
+def metrics(route: str = "local", cost: float | None = 0.0) -> AnswerMetrics:
+    return AnswerMetrics(route, "m", "why", 0.01, 0.5, 1.0, 10, 5, 20.0, cost)
+
+
+def source(number: int, text: str, page: int = 2) -> Source:
+    return Source(
+        number, number, 1, "policy.pdf", "/nowhere/policy.pdf", page, str(page), None, text, 0.5
+    )
+
+
+@pytest.fixture
+def card(qtbot: QtBot, docent: Docent, loop: qasync.QEventLoop) -> Iterator[TurnCard]:
+    background = Background(lambda error: None)
+    turn = TurnCard("How long are invoices kept?", Thumbnails(docent), background)
+    qtbot.addWidget(turn)
+    turn.begin()
+    yield turn
+    loop.run_until_complete(background.close())
+
+
+def hrefs(card: TurnCard) -> list[str]:
+    return re.findall(r'<a href="([^"]*)"', card.answer.toHtml())
+
+
+def test_markdown_is_rendered_and_html_is_shown_as_text(card: TurnCard) -> None:
+    card.apply(RouteDecided("local", "m", "why"))
+    for piece in HOSTILE.split(" "):
+        card.apply(Token(piece + " "))
+    card.apply(Finished(HOSTILE, (), metrics(), 1, False, None))
+    text = card.answer.toPlainText()
+    html = card.answer.toHtml()
+    assert "**" not in text  # rendered as bold, not shown as asterisks
+    assert "font-weight:700" in html
+    assert "<img" in text  # the tag is visible text…
+    assert "<img src" not in html  # …and was never markup
+    assert "&lt;b&gt;raw&lt;/b&gt;" in html
+    assert card.asked.text() == "How long are invoices kept?"
+    assert card.badge.text() == metrics().footer()
+    assert card.reask.text() == "↻ Re-ask with the cloud route"
+    assert card.what_was_sent.isHidden()
+
+
+def test_markers_become_chips_that_show_the_passage_and_open_the_page(
+    card: TurnCard, qtbot: QtBot
+) -> None:
+    invoices = source(1, "Customer invoices are kept for seven years.")
+    deletion = source(2, "The Head of Compliance approves deletion.", page=3)
+    card.apply(SourcesFound((invoices, deletion)))
+    answer = "Invoices are kept seven years [1]; deletion needs approval [2], see [9]."
+    card.apply(Token(answer))
+    card.apply(Finished(answer, (invoices, deletion), metrics(), 1, False, None))
+    chips = card.chips()
+    assert list(chips.values()) == [invoices, deletion]  # [9] named no source: it stays text
+    assert hrefs(card) == list(chips)
+    assert "[9]" in card.answer.toPlainText()
+    assert [c.source for c in card.sources.cards] == [invoices, deletion]
+
+    first, second = chips
+    card.answer.highlighted.emit(QUrl(second))  # the mouse is over chip [2]
+    assert tooltip_shows(QToolTip.text()) == f"{deletion.where}\n\n{deletion.text}"
+    with qtbot.waitSignal(card.source_clicked) as clicked:
+        card.answer.anchorClicked.emit(QUrl(first))
+    assert clicked.args == [invoices]
+    with qtbot.waitSignal(card.source_clicked) as from_card:
+        card.sources.cards[1].clicked.emit(deletion)
+    assert from_card.args == [deletion]
+
+
+def test_a_cloud_answer_offers_what_was_sent_and_the_local_reask(
+    card: TurnCard, qtbot: QtBot
+) -> None:
+    sent = (Message("system", "Answer from sources."), Message("user", "[1]\nInvoices: 7 years."))
+    card.apply(Token("Tax audits."))
+    card.apply(Finished("Tax audits.", (), metrics("cloud", 0.001), 1, False, None, sent))
+    assert card.what_was_sent.isVisibleTo(card)
+    with qtbot.waitSignal(card.sent_requested) as shown:
+        card.what_was_sent.click()
+    assert shown.args == [
+        "── system ──\nAnswer from sources.\n\n── user ──\n[1]\nInvoices: 7 years."
+    ]
+    with qtbot.waitSignal(card.reask_requested) as asked:
+        card.reask.click()
+    assert asked.args == ["How long are invoices kept?", "local"]
+
+
+def test_an_answer_cannot_make_a_link_nor_forge_a_chip(
+    card: TurnCard, qtbot: QtBot, docent: Docent
+) -> None:
+    invoices = source(1, "Customer invoices are kept for seven years.")
+    card.apply(SourcesFound((invoices,)))
+    card.apply(Token(FORGED + " [1]"))
+    card.apply(Finished(FORGED + " [1]", (), metrics(), 1, False, None))
+    text = card.answer.toPlainText()
+    assert all(words in text for words in ("re-ask in the cloud", "a site"))  # still readable…
+    (chip,) = hrefs(card)  # …but the only link is Docent's own chip
+    assert chip in card.chips()
+    with qtbot.assertNotEmitted(card.source_clicked):
+        for forged in ("docent-chip:0", "docent-chip:1", "https://example.com/x"):
+            card.answer.anchorClicked.emit(QUrl(forged))
+    other = TurnCard("Where?", Thumbnails(docent), Background(lambda error: None))
+    qtbot.addWidget(other)
+    other.apply(SourcesFound((invoices,)))
+    other.apply(Finished("Here [1].", (), metrics(), 2, False, None))
+    assert hrefs(other) != [chip]  # another card's chips are not this one's
+    with qtbot.assertNotEmitted(card.source_clicked):
+        card.answer.anchorClicked.emit(QUrl(hrefs(other)[0]))
+
+
+def test_a_failure_shows_in_the_answer_and_the_badge(card: TurnCard) -> None:
+    card.apply(Failed("the model file is missing", None))
+    assert card.answer.toPlainText().endswith("[failed: the model file is missing]")
+    assert card.badge.text() == "failed: the model file is missing"
+    assert card.reask.isHidden()

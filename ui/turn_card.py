@@ -1,0 +1,214 @@
+"""One turn of the conversation as a card: the question, the answer streaming in then rendered
+as inert Markdown with its [n] markers as citation chips (the passage on hover, the page on
+click), the route badge, the sources as cards, and the re-ask / what-was-sent actions.
+
+Nothing from a document or a model is ever rendered as HTML, loaded or made a link
+(ui/plain.py): the chips are Docent's own links, carrying a secret of this card, so text that
+imitates one cannot trigger anything.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from PySide6.QtCore import QRegularExpression, QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QCursor, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QPushButton,
+    QSizePolicy,
+    QTextBrowser,
+    QToolTip,
+    QVBoxLayout,
+)
+
+from app.answering import (
+    AnswerEvent,
+    Failed,
+    Finished,
+    RouteDecided,
+    Source,
+    SourcesFound,
+    Token,
+)
+from app.llm.engine import Message
+from ui.background import Background
+from ui.plain import insert_markdown, plain_label, plain_tooltip
+from ui.route_badge import RouteBadge
+from ui.source_cards import SourceCards, Thumbnails
+from ui.theme import error_colour
+
+_MARKER = QRegularExpression(r"\[(\d{1,3})\]")  # a model's citation marker
+
+
+def other_route(route: str) -> str:
+    return "local" if route == "cloud" else "cloud"
+
+
+def sent_as_text(messages: tuple[Message, ...]) -> str:
+    return "\n\n".join(f"── {m.role} ──\n{m.content}" for m in messages)
+
+
+class AnswerView(QTextBrowser):
+    """The answer's text, as tall as its content (the conversation scrolls, not each answer)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setOpenLinks(False)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.document().documentLayout().documentSizeChanged.connect(self._fit)
+        self.viewport().setAutoFillBackground(False)
+        self._fit()
+
+    def _fit(self) -> None:
+        margins = self.contentsMargins()
+        height = round(self.document().size().height()) + margins.top() + margins.bottom()
+        self.setFixedHeight(max(height, self.fontMetrics().height() + 8))
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self.height())
+
+
+class TurnCard(QFrame):
+    """Signals: source_clicked(object) — a Source, from a citation chip or a source card;
+    reask_requested(str, str) — the question and the other route; sent_requested(str) — what
+    a cloud call sent, as text."""
+
+    source_clicked = Signal(object)
+    reask_requested = Signal(str, str)
+    sent_requested = Signal(str)
+
+    def __init__(self, question: str, thumbnails: Thumbnails, background: Background) -> None:
+        super().__init__()
+        self.setObjectName("turnCard")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.question = question
+        self.asked = plain_label(question)
+        self.asked.setWordWrap(True)
+        self.asked.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = self.asked.font()
+        font.setBold(True)
+        self.asked.setFont(font)
+        self.asked.setAccessibleName("Question")
+        self.answer = AnswerView()
+        self.answer.setAccessibleName("Answer")
+        self.answer.anchorClicked.connect(self._open_chip)
+        self.answer.highlighted.connect(self._show_passage)
+        self.badge = RouteBadge()
+        self.sources = SourceCards(thumbnails, background)
+        self.sources.source_clicked.connect(self.source_clicked)
+        self.reask = QPushButton()
+        self.reask.setFlat(True)
+        self.reask.hide()
+        self.what_was_sent = QPushButton("⇪ What was sent to the cloud")
+        self.what_was_sent.setFlat(True)
+        self.what_was_sent.hide()
+        actions = QHBoxLayout()
+        actions.addWidget(self.reask)
+        actions.addWidget(self.what_was_sent)
+        actions.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 10, 12, 10)
+        layout.addWidget(self.asked)
+        layout.addWidget(self.answer)
+        layout.addWidget(self.badge)
+        layout.addWidget(self.sources)
+        layout.addLayout(actions)
+        self._secret = secrets.token_urlsafe(16)
+        self._found: dict[int, Source] = {}  # every source offered to the model, by number
+        self._chips: dict[str, Source] = {}
+        self._sent: tuple[Message, ...] | None = None
+        self._streamed = False
+        self._reask_route = ""
+        self.reask.clicked.connect(
+            lambda: self.reask_requested.emit(self.question, self._reask_route)
+        )
+        self.what_was_sent.clicked.connect(
+            lambda: self.sent_requested.emit(sent_as_text(self._sent or ()))
+        )
+
+    def begin(self) -> None:
+        self.badge.begin()
+
+    def apply(self, event: AnswerEvent) -> None:
+        self.badge.apply(event)
+        match event:
+            case SourcesFound(sources=sources):
+                self._found = {source.number: source for source in sources}
+            case RouteDecided(route=route, reason=reason) if self._streamed:
+                # A cascade: the draft is being replaced.
+                self._write(f"\n[{reason}; asking the {route} route]\n")
+                self._streamed = False
+            case Token(text=text):
+                self._streamed = True
+                self._write(text)
+            case Finished(
+                answer=answer, citations=citations, metrics=metrics, cancelled=cancelled, sent=sent
+            ):
+                self._render(answer)
+                if cancelled:
+                    self._write(" [stopped]")
+                self.sources.show_sources(citations)
+                self._reask_route = other_route(metrics.route)
+                self.reask.setText(f"↻ Re-ask with the {self._reask_route} route")
+                self.reask.show()
+                self._sent = sent
+                self.what_was_sent.setVisible(bool(sent))
+            case Failed(error=error):
+                self._write(f"\n[failed: {error}]")
+                style = QTextCharFormat()
+                style.setForeground(error_colour(self.palette()))
+                cursor = self.answer.textCursor()
+                cursor.select(QTextCursor.SelectionType.Document)
+                cursor.mergeCharFormat(style)
+
+    def chips(self) -> dict[str, Source]:
+        """The answer's citation chips: their link and the Source each opens."""
+        return dict(self._chips)
+
+    def text(self) -> str:
+        return f"{self.question}\n{self.answer.toPlainText()}"
+
+    def _write(self, text: str) -> None:
+        cursor = self.answer.textCursor()
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(text, QTextCharFormat())  # plain text only, never a link
+        self.answer.setTextCursor(cursor)
+
+    def _render(self, answer: str) -> None:
+        """Replace the streamed text with its inert Markdown rendering, then make each [n]
+        that names a source given to the model a chip."""
+        self.answer.clear()
+        insert_markdown(self.answer.textCursor(), answer)
+        document = self.answer.document()
+        chip = QTextCharFormat()
+        chip.setAnchor(True)
+        chip.setForeground(self.palette().highlightedText())
+        chip.setBackground(self.palette().highlight())
+        chip.setFontWeight(600)
+        cursor = QTextCursor(document)
+        while not (cursor := document.find(_MARKER, cursor)).isNull():
+            source = self._found.get(int(cursor.selectedText()[1:-1]))
+            if source is None:
+                continue  # a number the model made up stays text
+            href = f"docent-chip:{self._secret}/{len(self._chips)}"
+            self._chips[href] = source
+            chip.setAnchorHref(href)
+            cursor.mergeCharFormat(chip)
+
+    def _open_chip(self, url: QUrl) -> None:
+        if (source := self._chips.get(url.toString())) is not None:
+            self.source_clicked.emit(source)
+
+    def _show_passage(self, url: QUrl) -> None:
+        """Hovering a chip shows where its passage is and the passage itself."""
+        if (source := self._chips.get(url.toString())) is None:
+            QToolTip.hideText()
+            return
+        QToolTip.showText(
+            QCursor.pos(), plain_tooltip(f"{source.where}\n\n{source.text}"), self.answer
+        )
