@@ -65,6 +65,7 @@ from ui.page_preview import PagePreview
 from ui.plain import plain_label, plain_tooltip
 from ui.session_panel import SessionPanel
 from ui.settings_dialog import SettingsDialog
+from ui.source_cards import Thumbnails
 from ui.window_state import WindowState
 
 if TYPE_CHECKING:
@@ -117,13 +118,14 @@ class MainWindow(QMainWindow):
         self.docent = docent
         self.setWindowTitle("Docent")
         self.setAcceptDrops(True)
+        self.background = Background(self._report_failure)
         self.documents = DocumentsPanel()
         self.session = SessionPanel()
         self.documents.remove_requested.connect(self.remove)
         self.documents.reindex_requested.connect(
             lambda paths: self.add_paths([Path(p) for p in paths], force=True)
         )
-        self.conversation = ConversationPanel()
+        self.conversation = ConversationPanel(Thumbnails(docent), self.background)
         self.conversation.source_clicked.connect(self.show_source)
         self.conversation.reask_requested.connect(self._reask)
         self.conversation.sent_requested.connect(self.show_sent)
@@ -192,7 +194,6 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(QByteArray(geometry))
         self.session.set_collapsed(self.state.session_collapsed)
 
-        self.background = Background(self._report_failure)
         self._cancel: CancelToken | None = None
         self.indexing: asyncio.Task[None] | None = None
         self.answering: asyncio.Task[None] | None = None

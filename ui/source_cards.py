@@ -8,7 +8,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from PySide6.QtCore import QRect, Qt, Signal
-from PySide6.QtGui import QImage, QKeyEvent, QMouseEvent, QPixmap
+from PySide6.QtGui import QGuiApplication, QImage, QKeyEvent, QMouseEvent, QPixmap
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.answering import Source
@@ -20,7 +20,7 @@ from ui.plain import plain_label, plain_tooltip
 
 THUMBNAIL_WIDTH = 168
 THUMBNAIL_HEIGHT = 96
-THUMBNAIL_ZOOM = 1.0  # pixels per point of the page, before the region is scaled to the card
+THUMBNAIL_ZOOM = 2.0  # pixels per point of the page, before the region is scaled to the card
 THUMBNAIL_MARGIN = 12  # pixels around the passage
 CACHED_THUMBNAILS = 64
 PASSAGE_TIP_CHARS = 600
@@ -67,14 +67,17 @@ class Thumbnails:
         except (DocentError, OSError, RuntimeError):
             return None
         image = QImage.fromData(rendered.png)
-        return QPixmap.fromImage(_cited_region(image, rendered.highlights))
+        ratio = QGuiApplication.primaryScreen().devicePixelRatio()  # sharp on HiDPI screens
+        pixmap = QPixmap.fromImage(_cited_region(image, rendered.highlights, ratio))
+        pixmap.setDevicePixelRatio(ratio)
+        return pixmap
 
 
 def _key(source: Source) -> ThumbnailKey:
     return (source.path, source.page, source.text)
 
 
-def _cited_region(image: QImage, highlights: tuple[tuple[float, ...], ...]) -> QImage:
+def _cited_region(image: QImage, highlights: tuple[tuple[float, ...], ...], ratio: float) -> QImage:
     """The passage's start and its width of the page (the page's top when it was not found),
     in the card's proportions, scaled to the card: margins would only shrink the text."""
     left, right, top = 0, image.width(), 0
@@ -86,7 +89,9 @@ def _cited_region(image: QImage, highlights: tuple[tuple[float, ...], ...]) -> Q
     width = right - left
     height = min(image.height() - top, round(width * THUMBNAIL_HEIGHT / THUMBNAIL_WIDTH))
     region = image.copy(QRect(left, top, width, height))
-    return region.scaledToWidth(THUMBNAIL_WIDTH, Qt.TransformationMode.SmoothTransformation)
+    return region.scaledToWidth(
+        round(THUMBNAIL_WIDTH * ratio), Qt.TransformationMode.SmoothTransformation
+    )
 
 
 class SourceCard(QFrame):

@@ -171,7 +171,13 @@ class TurnCard(QFrame):
         return dict(self._chips)
 
     def text(self) -> str:
-        return f"{self.question}\n{self.answer.toPlainText()}"
+        """The turn as text: question, answer, the sources, the badge's line."""
+        sources = [f"   [{c.source.number}] {c.source.where}" for c in self.sources.cards]
+        return "\n".join(
+            [f"Q: {self.question}", f"A: {self.answer.toPlainText()}"]
+            + (["Sources:", *sources] if sources else [])
+            + [self.badge.text()]
+        )
 
     def _write(self, text: str) -> None:
         cursor = self.answer.textCursor()

@@ -72,11 +72,15 @@ def test_ask_streams_an_answer_with_its_badge_and_sources(
     assert window.answering is not None
     with qtbot.waitSignal(window.token_shown, timeout=120_000):
         loop.run_until_complete(window.answering)
-    transcript = window.conversation.transcript.toPlainText()
-    assert "Q: How long must customer invoices be kept?" in transcript
-    assert "seven" in transcript.lower()
-    assert "[1] report.pdf, p. 1 (page 2 of the file) — Section 3: Retention" in transcript
-    badge = window.conversation.badge.text()
+    (turn,) = window.conversation.cards
+    assert turn.asked.text() == "How long must customer invoices be kept?"
+    assert "seven" in turn.answer.toPlainText().lower()
+    cited = turn.sources.cards[0]
+    assert (cited.document.text(), cited.page.text()) == (
+        "[1] report.pdf",
+        "p. 1 — Section 3: Retention",
+    )
+    badge = turn.badge.text()
     assert badge.startswith("route: local (qwen2.5-coder-0.5b) · why: ")
     assert "$0.0000" in badge
     history = loop.run_until_complete(window.docent.library.read(lambda s: s.history()))
@@ -88,17 +92,13 @@ def test_ask_streams_an_answer_with_its_badge_and_sources(
     assert not window.stop_button.isEnabled()
     assert window.model_state.text() == "Local model: qwen2.5-coder-0.5b (ready)"
 
-    assert "↻ Re-ask with the cloud route" in transcript
-    reask_link = list(window.conversation._links)[-1]
-    window.conversation.transcript.anchorClicked.emit(QUrl(reask_link))
+    assert turn.reask.text() == "↻ Re-ask with the cloud route"
+    turn.reask.click()
+    assert window.answering is not None
     loop.run_until_complete(window.answering)
-    assert window.conversation.badge.text() == f"failed: {NO_CLOUD}"
-    assert (
-        window.conversation.transcript.toPlainText().count(
-            "Q: How long must customer invoices be kept?"
-        )
-        == 2
-    )
+    _, again = window.conversation.cards
+    assert again.asked.text() == "How long must customer invoices be kept?"
+    assert again.badge.text() == f"failed: {NO_CLOUD}"
 
 
 def test_stop_cancels_the_answer_within_a_token(
@@ -115,7 +115,7 @@ def test_stop_cancels_the_answer_within_a_token(
     window.token_shown.connect(on_token)
     loop.run_until_complete(window.ask("Summarise every section of the report in detail."))
     assert len(tokens) <= 3
-    assert "[stopped]" in window.conversation.transcript.toPlainText()
+    assert window.conversation.cards[-1].answer.toPlainText().endswith("[stopped]")
 
 
 def test_an_answer_that_cannot_start_says_why_instead_of_routing_forever(
@@ -127,8 +127,9 @@ def test_an_answer_that_cannot_start_says_why_instead_of_routing_forever(
     monkeypatch.setattr(window.docent, "answerer", no_model)
     loop.run_until_complete(window.ask("How long are invoices kept?"))
     reason = "llama.cpp could not load the model: out of memory"
-    assert window.conversation.badge.text() == f"failed: {reason}"
-    assert window.conversation.transcript.toPlainText().endswith(f"[failed: {reason}]")
+    (turn,) = window.conversation.cards
+    assert turn.badge.text() == f"failed: {reason}"
+    assert turn.answer.toPlainText().endswith(f"[failed: {reason}]")
     assert window.statusBar().currentMessage() == f"The answer failed: {reason}"
     assert window.stop_button.isEnabled() is False
 
@@ -145,8 +146,8 @@ def test_clicking_a_citation_shows_its_page_with_the_passage_highlighted(
 ) -> None:
     loop.run_until_complete(window.add_paths([write_pdf(tmp_path / "report.pdf")]))
     loop.run_until_complete(window.ask("How long must customer invoices be kept?"))
-    source_link, _reask = list(window.conversation._links)
-    window.conversation.transcript.anchorClicked.emit(QUrl(source_link))
+    (turn,) = window.conversation.cards
+    qtbot.mouseClick(turn.sources.cards[0], Qt.MouseButton.LeftButton)
     (preview,) = window.previews
     assert preview.loading is not None
     loop.run_until_complete(preview.loading)

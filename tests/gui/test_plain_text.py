@@ -20,13 +20,13 @@ from app.intake import FileFailed
 from tests.gui.conftest import tooltip_shows
 from ui.bench.plots import line_chart
 from ui.bench.window import BenchmarkWindow
-from ui.conversation import ConversationPanel
 from ui.documents_panel import STATUS, DocumentsPanel
 from ui.main_window import MainWindow
 from ui.mcp_serving import McpServing
 from ui.model_manager import ModelManager
 from ui.page_preview import PagePreview
 from ui.plain import plain_tooltip
+from ui.route_badge import RouteBadge
 from ui.settings_dialog import SettingsDialog
 
 HOSTILE = "<img src=x><b>bold</b>"
@@ -44,13 +44,14 @@ def test_a_tooltip_shows_its_text_literally(qapp: QApplication) -> None:
 
 
 def test_the_badge_shows_reasons_and_cloud_errors_as_text(qtbot: QtBot) -> None:
-    panel = ConversationPanel()
-    qtbot.addWidget(panel)
-    panel.begin("Why?")
-    panel.apply(RouteDecided("cloud", "gw/m", f"because {HOSTILE}"))
-    assert shows_literally(panel.badge, f"why: because {HOSTILE}")
-    panel.apply(Failed(f"gw: 500 {HOSTILE}", None))
-    assert shows_literally(panel.badge, f"failed: gw: 500 {HOSTILE}")
+    badge = RouteBadge()
+    qtbot.addWidget(badge)
+    badge.begin()
+    badge.apply(RouteDecided("cloud", f"gw/{HOSTILE_NAME}", f"because {HOSTILE}"))
+    assert shows_literally(badge.model, f"gw/{HOSTILE_NAME}")
+    assert tooltip_shows(badge.chip.toolTip()) == f"why: because {HOSTILE}"
+    badge.apply(Failed(f"gw: 500 {HOSTILE}", None))
+    assert shows_literally(badge.numbers, f"failed: gw: 500 {HOSTILE}")
 
 
 def test_a_file_name_in_an_error_is_text_in_the_model_manager_and_settings(

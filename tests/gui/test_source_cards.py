@@ -61,7 +61,7 @@ def test_a_source_card_shows_the_cited_region_and_opens_the_page(
     assert cards.loading is not None
     loop.run_until_complete(cards.loading)
     thumbnail = card.thumbnail.pixmap()
-    assert thumbnail.width() == THUMBNAIL_WIDTH
+    assert thumbnail.deviceIndependentSize().width() == THUMBNAIL_WIDTH
     assert _inked(thumbnail) > 40  # the page's text, not a blank region
 
     again = SourceCards(thumbnails, background)

@@ -49,10 +49,11 @@ async def _index_and_ask(docent: Docent) -> None:
 
         await window.ask(QUESTION)
         conversation = window.conversation
-        footer = conversation.badge.text()
-        transcript = conversation.transcript.toPlainText()
-        exchange = transcript[transcript.rindex("Q: ") :]
-        answer = exchange.partition("\nA: ")[2].partition("\nSources:")[0].strip()
+        if (turn := conversation.current) is None:
+            raise SmokeTestFailed("the question was not shown")
+        footer = turn.badge.text()
+        exchange = turn.text()  # Q:, A:, Sources:, then the badge's line
+        answer = turn.answer.toPlainText().strip()
         bundled = docent.catalog.default("chat").name
         if not footer.startswith(f"route: local ({bundled})"):
             raise SmokeTestFailed(f"the bundled model {bundled} did not answer: {footer}")
