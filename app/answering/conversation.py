@@ -18,6 +18,9 @@ from typing import Any
 
 from app.answering.events import Source
 from app.cjk import estimate_tokens
+from app.errors import DocentError
+from app.index import Library, conversations
+from app.index.store import Store
 
 # A follow-up this short (in words; CJK characters count as words) cannot stand alone.
 SHORT_FOLLOW_UP = 5
@@ -132,6 +135,24 @@ class Conversation:
 
     def _next_number(self) -> int:
         return 1 + max((s.number for t in self.turns for s in t.sources), default=0)
+
+
+class ConversationNotFound(DocentError):
+    """No conversation has this id (deleted, or another library's)."""
+
+
+async def reopen(library: Library, conversation_id: int) -> Conversation:
+    """A kept conversation, ready for its next question."""
+
+    def read(store: Store) -> list[dict[str, Any]] | None:
+        if not conversations.exists(store, conversation_id):
+            return None
+        return conversations.turns(store, conversation_id)
+
+    rows = await library.read(read)
+    if rows is None:
+        raise ConversationNotFound(f"there is no conversation {conversation_id}")
+    return Conversation.from_rows(conversation_id, rows)
 
 
 def _renumber(chosen: Sequence[Source], shown: dict[int, Source], first: int) -> list[Source]:

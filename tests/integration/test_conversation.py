@@ -4,37 +4,25 @@ the follow-up's prompt extends the previous one (KV prefix reused), and the libr
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from app.answering import Citation, Finished, InConversation, SourcesFound
 from app.answering.conversation import Conversation
 from app.index import conversations
-from tests.documents import write_pdf
+from tests.conftest import docent
+from tests.documents import HANDBOOK_SECTIONS, write_pdf
 from tests.integration.conftest import index_all, opened, run
-
-HANDBOOK = (
-    ("Harbor Handbook", "The Harbor Handbook explains how to deploy services with Harbor."),
-    (
-        "English edition",
-        "The English edition of the Harbor Handbook was published in 2019 by Quay Press.",
-    ),
-    (
-        "Chinese edition",
-        "The Chinese edition of the Harbor Handbook was published in 2022 by Lotus Books. "
-        "It was translated by Mei Lin.",
-    ),
-    (
-        "Installation",
-        "Install Harbor with the command pipx install harbor-deploy. Harbor needs Python 3.11.",
-    ),
-)
 
 
 async def converse(tmp_path: Path, questions: list[str]) -> tuple[list[list], Conversation, list]:
     async with opened() as docent:
         await index_all(
             docent,
-            [write_pdf(tmp_path / "handbook.pdf", HANDBOOK), write_pdf(tmp_path / "report.pdf")],
+            [
+                write_pdf(tmp_path / "handbook.pdf", HANDBOOK_SECTIONS),
+                write_pdf(tmp_path / "report.pdf"),
+            ],
         )
         await docent.library.embed_pending()
         answerer = await docent.answerer()
@@ -102,3 +90,41 @@ def test_follow_ups_are_answered_from_the_conversation_and_reuse_its_kv_prefix(
     assert [row["answer"] for row in rows] == [f.answer for f in finished]
     assert all(row["citations"] for row in rows)
     assert len(conversation.turns) == 3
+
+
+def test_the_cli_continues_lists_shows_and_deletes_conversations(tmp_path: Path) -> None:
+    assert (
+        docent("index", str(write_pdf(tmp_path / "handbook.pdf", HANDBOOK_SECTIONS))).returncode
+        == 0
+    )
+    assert "no conversations yet" in docent("conversations").stdout
+    nothing = docent("ask", "--continue", "why?")
+    assert nothing.returncode == 2
+    assert "there is no conversation to continue yet" in nothing.stderr
+
+    first = "When was the English edition of the Harbor Handbook published?"
+    started = json.loads(docent("ask", "--json", first).stdout)
+    assert started["standalone"] == first
+    followed = docent("ask", "--json", "--continue", "And the Chinese edition?")
+    assert followed.returncode == 0, followed.stderr
+    result = json.loads(followed.stdout)
+    assert result["conversation_id"] == started["conversation_id"]
+    assert result["standalone"] == f"{first} And the Chinese edition?"
+    assert "2022" in result["answer"]
+    assert result["metrics"]["cached_tokens"] == 0  # a new process: nothing cached to extend
+
+    (listed,) = json.loads(docent("conversations", "--json").stdout)
+    assert (listed["id"], listed["title"], listed["turns"]) == (result["conversation_id"], first, 2)
+    shown = docent("conversations", "--show", str(listed["id"])).stdout
+    assert f"Q: {first}" in shown
+    assert f"(searched for: {first} And the Chinese edition?)" in shown
+    assert "handbook.pdf, p. 2 (page 3 of the file) — Chinese edition" in shown
+
+    assert docent("conversations", "--delete", str(listed["id"])).returncode == 0
+    for gone in (
+        docent("conversations", "--show", str(listed["id"])),
+        docent("ask", "--conversation", str(listed["id"]), "why?"),
+    ):
+        assert gone.returncode == 2
+        assert f"there is no conversation {listed['id']}" in gone.stderr
+    assert docent("history", "--json").stdout.strip() == "[]"  # its turns went with it
