@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import secrets
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import Any
 
 from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtGui import QTextCharFormat, QTextCursor
@@ -21,6 +23,7 @@ from app.answering import (
     Citation,
     Failed,
     Finished,
+    InConversation,
     RouteDecided,
     Source,
     SourcesFound,
@@ -28,9 +31,12 @@ from app.answering import (
     Token,
     Waiting,
 )
+from app.answering.metrics import AnswerMetrics
 from app.llm.engine import Message
-from ui.plain import insert_markdown, plain_label
+from ui.plain import insert_markdown, plain_label, plain_tooltip
 from ui.theme import route_colour
+
+_METRICS = [field.name for field in fields(AnswerMetrics) if field.name != "cached_tokens"]
 
 
 def other_route(route: str) -> str:
@@ -102,6 +108,9 @@ class ConversationPanel(QWidget):
         match event:
             case SourcesFound():
                 pass  # only the sources the answer used are listed, when it is finished
+            case InConversation(standalone=standalone):
+                # On request (hover): what a follow-up was searched as.
+                self.badge.setToolTip(plain_tooltip(f"Searched the documents for: {standalone}"))
             case RouteDecided(route=route, model=model, reason=reason):
                 if self._first_token_at is not None:  # a cascade: the draft is being replaced
                     self._write(f"\n[{reason}; asking the {route} route]\n")
@@ -150,6 +159,37 @@ class ConversationPanel(QWidget):
                 self._write(f"\n[failed: {error}]")
                 self.badge.setText(f"failed: {error}")
 
+    def clear(self, note: str = "Ask a question about your documents.") -> None:
+        """An empty transcript: a new conversation."""
+        self.transcript.clear()
+        self._links.clear()
+        self.badge.setText(note)
+
+    def replay(self, turns: Sequence[dict[str, Any]]) -> None:
+        """A kept conversation's turns (its history rows), with their sources and badges."""
+        self.clear("Reopened: the next question continues this conversation.")
+        shown: dict[int, Source] = {}  # the conversation's sources, by their number
+        for row in turns:
+            turn = row["turn"] or {"sources": []}
+            shown |= {s["number"]: Source(**s) for s in turn["sources"]}
+            self._question = row["question"]
+            self._write(f"\n\nQ: {row['question']}\nA: ")
+            if row["status"] == "failed":
+                self._write(f"[failed: {row['error']}]")
+                continue
+            insert_markdown(self._end_cursor(), row["answer"])
+            if row["citations"]:
+                self._write("\nSources:")
+            for cited in row["citations"]:
+                self._write("\n   ")
+                label = f"[{cited['number']}] {cited['where']}"
+                if (source := shown.get(cited["number"])) is not None:
+                    self._link(label, source)
+                else:  # a cached answer's turn: its sources were not kept
+                    self._write(label)
+            metrics = AnswerMetrics(**{name: row[name] for name in _METRICS})
+            self._write("\n" + metrics.footer() + "\n")
+
     def cited_sources(self) -> list[Source]:
         """Every source linked in the transcript, oldest first."""
         return [target for target in self._links.values() if isinstance(target, Source)]
@@ -174,9 +214,12 @@ class ConversationPanel(QWidget):
         self.transcript.setTextCursor(cursor)
 
     def _end(self) -> int:
+        return self._end_cursor().position()
+
+    def _end_cursor(self) -> QTextCursor:
         cursor = self.transcript.textCursor()
         cursor.movePosition(QTextCursor.MoveOperation.End)
-        return cursor.position()
+        return cursor
 
     def _link(self, text: str, target: Source | _Reask | _Sent) -> None:
         href = f"docent-link:{self._link_secret}/{len(self._links)}"
