@@ -17,12 +17,14 @@ from app.answering import (
     Citation,
     Failed,
     Finished,
+    InConversation,
     RouteDecided,
     SourcesFound,
     Status,
     Token,
     Waiting,
 )
+from app.answering.conversation import Conversation
 from app.answering.metrics import describe_cost
 from app.bench.eval_set import SOURCES, fetch_documents, load_sources, set_folder
 from app.bench.evaluation import (
@@ -35,6 +37,7 @@ from app.bench.evaluation import (
 )
 from app.bootstrap import Docent
 from app.catalog import ensure_model
+from app.cli_conversations import continued, conversations_command
 from app.errors import DocentError
 from app.index import DocumentInfo, DocumentNotFound, EmbeddingProgress
 from app.intake import (
@@ -89,6 +92,23 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DOCUMENT",
         help="limit the question to a document (id, path or file name); repeatable",
     )
+    follow = ask.add_mutually_exclusive_group()
+    follow.add_argument(
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="a follow-up in the last conversation (each plain ask starts a new one)",
+    )
+    follow.add_argument(
+        "--conversation", type=int, metavar="ID", help="a follow-up in this conversation"
+    )
+
+    kept = commands.add_parser(
+        "conversations", help="list the kept conversations; show or delete one"
+    )
+    kept.add_argument("--show", type=int, metavar="ID", help="print a conversation's turns")
+    kept.add_argument("--delete", type=int, metavar="ID", help="delete a conversation")
+    kept.add_argument("--json", action="store_true")
 
     docs = commands.add_parser("docs", help="list the indexed documents")
     docs.add_argument("--json", action="store_true")
@@ -222,8 +242,20 @@ async def _dispatch(arguments: argparse.Namespace) -> int:
             case "eval":
                 return await _eval(docent, arguments)
             case "ask":
+                conversation = await continued(
+                    docent.library, arguments.continue_last, arguments.conversation
+                )
                 return await _ask(
-                    docent, arguments.question, arguments.doc, arguments.json, arguments.route
+                    docent,
+                    arguments.question,
+                    arguments.doc,
+                    arguments.json,
+                    arguments.route,
+                    conversation,
+                )
+            case "conversations":
+                return await conversations_command(
+                    docent.library, arguments.show, arguments.delete, arguments.json
                 )
             case "docs":
                 return await _docs(docent, arguments.json)
@@ -312,6 +344,7 @@ async def _ask(
     scope_names: Sequence[str],
     as_json: bool,
     route: Route | None,
+    conversation: Conversation,
 ) -> int:
     scope = [d.id for d in await _resolve(docent, scope_names)] if scope_names else None
     await docent.cloud_session.start()
@@ -325,8 +358,12 @@ async def _ask(
     out = sys.stdout
     result: dict[str, Any] = {"question": question}
     status = 0
-    async for event in answerer.answer(question, scope, cancel, route):
+    async for event in answerer.answer(question, scope, cancel, route, conversation):
         match event:
+            case InConversation(conversation_id=conversation_id, standalone=standalone):
+                result |= {"conversation_id": conversation_id, "standalone": standalone}
+                if standalone != question and not as_json:
+                    print(f"[searched for: {printable(standalone)}]", file=sys.stderr)
             case SourcesFound(sources=sources):
                 result["sources"] = [s.as_dict() | {"text": s.text} for s in sources]
             case RouteDecided(route=chosen, model=model, reason=reason):

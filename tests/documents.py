@@ -31,6 +31,24 @@ REPORT_SECTIONS: tuple[tuple[str, str], ...] = (
     ),
 )
 
+# Facts that follow-up questions lean on (tests of conversations).
+HANDBOOK_SECTIONS: tuple[tuple[str, str], ...] = (
+    ("Harbor Handbook", "The Harbor Handbook explains how to deploy services with Harbor."),
+    (
+        "English edition",
+        "The English edition of the Harbor Handbook was published in 2019 by Quay Press.",
+    ),
+    (
+        "Chinese edition",
+        "The Chinese edition of the Harbor Handbook was published in 2022 by Lotus Books. "
+        "It was translated by Mei Lin.",
+    ),
+    (
+        "Installation",
+        "Install Harbor with the command pipx install harbor-deploy. Harbor needs Python 3.11.",
+    ),
+)
+
 
 def write_pdf(
     path: Path,

@@ -3,13 +3,20 @@ followed as it streams unless the user scrolled up to read."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import fields
+from typing import Any
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
 
-from app.answering import AnswerEvent, Source
+from app.answering import AnswerEvent, Failed, Finished, InConversation, Source, SourcesFound
+from app.answering.metrics import AnswerMetrics
 from ui.background import Background
 from ui.source_cards import Thumbnails
 from ui.turn_card import TurnCard
+
+_METRICS = [field.name for field in fields(AnswerMetrics) if field.name != "cached_tokens"]
 
 
 class ConversationPanel(QScrollArea):
@@ -66,6 +73,34 @@ class ConversationPanel(QScrollArea):
             self._column.removeWidget(card)
             card.deleteLater()
         self.cards = []
+
+    def replay(self, turns: Sequence[dict[str, Any]]) -> None:
+        """A kept conversation's turns (its history rows), with their sources and badges."""
+        self.clear()
+        shown: dict[int, Source] = {}  # the conversation's sources, by their number
+        for row in turns:
+            turn = row["turn"] or {"sources": []}
+            shown |= {s["number"]: Source(**s) for s in turn["sources"]}
+            card = self.begin(row["question"])
+            card.apply(SourcesFound(tuple(shown.values())))
+            if row["standalone"]:
+                card.apply(InConversation(row["conversation_id"], row["standalone"], 0))
+            if row["status"] == "failed":
+                card.apply(Failed(row["error"], row["id"]))
+                continue
+            # A cached answer's turn kept no sources: its citations show in its text only.
+            cited = [shown[c["number"]] for c in row["citations"] if c["number"] in shown]
+            metrics = AnswerMetrics(**{name: row[name] for name in _METRICS})
+            card.apply(
+                Finished(
+                    row["answer"],
+                    tuple(cited),
+                    metrics,
+                    row["id"],
+                    row["status"] == "cancelled",
+                    row["grounded"],
+                )
+            )
 
     def cited_sources(self) -> list[Source]:
         """Every source shown under an answer, oldest first."""

@@ -12,6 +12,7 @@ Key = QKeySequence.StandardKey | str
 ADD_DOCUMENTS: Key = QKeySequence.StandardKey.Open
 SETTINGS: Key = "Ctrl+,"  # Qt's StandardKey.Preferences is empty on Windows and GNOME
 STOP: Key = "Esc"
+NEW_CONVERSATION: Key = QKeySequence.StandardKey.New
 
 # What the empty state lists; Enter and Shift+Enter belong to the question box.
 LISTED: tuple[tuple[Key, str], ...] = (
@@ -19,6 +20,7 @@ LISTED: tuple[tuple[Key, str], ...] = (
     ("Enter", "ask"),
     ("Shift+Enter", "new line"),
     (STOP, "stop the answer"),
+    (NEW_CONVERSATION, "new conversation"),
     (SETTINGS, "settings"),
 )
 

@@ -27,11 +27,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.answering import Failed, Finished, Source, Token
+from app.answering import Failed, Finished, InConversation, Source, Token
+from app.answering.conversation import Conversation, reopen
 from app.bootstrap import Docent
 from app.cloud.health import Health, HealthState
 from app.errors import DocentError
-from app.index import EmbeddingProgress
+from app.index import EmbeddingProgress, conversations
 from app.intake import (
     BatchFailed,
     BatchFinished,
@@ -57,6 +58,7 @@ from app.watch import FolderWatch
 from ui import keys
 from ui.background import Background
 from ui.conversation import ConversationPanel
+from ui.conversation_list import ConversationList
 from ui.documents_panel import DocumentsPanel
 from ui.empty_state import EmptyState, dropped_paths
 from ui.first_run import FirstRunDialog, speed_text
@@ -139,6 +141,11 @@ class MainWindow(QMainWindow):
         self.pages = QStackedWidget()  # the empty state until the first question
         self.pages.addWidget(self.empty_state)
         self.pages.addWidget(self.conversation)
+        self.conversations = ConversationList()
+        self.conversations.open_requested.connect(self.open_conversation)
+        self.conversations.delete_requested.connect(self.delete_conversation)
+        self.conversations.new_requested.connect(self.new_conversation)
+        self.current = Conversation()  # the next question continues it
         self.previews: list[PagePreview] = []
         self.model_manager: ModelManager | None = None
         self.benchmark: BenchmarkWindow | None = None
@@ -153,6 +160,7 @@ class MainWindow(QMainWindow):
         QShortcut(keys.sequence(keys.STOP), self, self.stop)
         QShortcut(keys.sequence(keys.ADD_DOCUMENTS), self, self.choose_files)
         QShortcut(keys.sequence(keys.SETTINGS), self, self.open_settings)
+        QShortcut(keys.sequence(keys.NEW_CONVERSATION), self, self.new_conversation)
         settings_menu = self.menuBar().addMenu("&Docent")
         settings_menu.addAction("Add documents…", self.choose_files)
         settings_menu.addAction("Models…", self.open_models)
@@ -167,9 +175,10 @@ class MainWindow(QMainWindow):
         right_layout.addWidget(self.pages, 1)
         right_layout.addLayout(ask_row)
         left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.conversations)
         left.addWidget(self.documents)
         left.addWidget(self.session)
-        left.setSizes([420, 280])
+        left.setSizes([200, 300, 200])
         splitter = QSplitter()
         splitter.addWidget(left)
         splitter.addWidget(right)
@@ -276,6 +285,7 @@ class MainWindow(QMainWindow):
         await self.refresh()
         await self.docent.budget.load()
         self.session.show_spending(self.docent.budget)
+        await self.refresh_conversations()
         self.documents.tick(self.state.scope)
         self.watch_folders()
         await self.docent.intake.resume()
@@ -512,6 +522,42 @@ class MainWindow(QMainWindow):
             self.previews.remove(preview)
             preview.deleteLater()
 
+    # --- conversations ---------------------------------------------------------------------
+
+    async def refresh_conversations(self) -> None:
+        listed = await self.docent.library.read(conversations.listing)
+        self.conversations.show_conversations(listed, self.current.id)
+
+    def new_conversation(self) -> None:
+        """Ctrl+N: the next question starts a conversation of its own."""
+        self.stop()
+        self.current = Conversation()
+        self.conversation.clear()
+        self.pages.setCurrentWidget(self.empty_state)
+        self.conversations.list.clearSelection()
+        self.question.setFocus()
+
+    def open_conversation(self, conversation_id: int) -> asyncio.Task[None]:
+        return self.background.run(self._open_conversation(conversation_id))
+
+    async def _open_conversation(self, conversation_id: int) -> None:
+        self.stop()
+        self.current = await reopen(self.docent.library, conversation_id)
+        rows = await self.docent.library.read(
+            lambda store: conversations.turns(store, conversation_id)
+        )
+        self.conversation.replay(rows)
+        self.pages.setCurrentWidget(self.conversation)
+
+    def delete_conversation(self, conversation_id: int) -> asyncio.Task[None]:
+        return self.background.run(self._delete_conversation(conversation_id))
+
+    async def _delete_conversation(self, conversation_id: int) -> None:
+        if self.current.id == conversation_id:
+            self.new_conversation()
+        await self.docent.library.write(lambda store: conversations.delete(store, conversation_id))
+        await self.refresh_conversations()
+
     # --- questions -------------------------------------------------------------------------
 
     def ask(self, question: str, route: Route | None = None) -> asyncio.Task[None]:
@@ -537,9 +583,12 @@ class MainWindow(QMainWindow):
             answerer = await self.docent.answerer()
             self._tell_model_notice(self.docent.chat.take_notice())
             scope = self.documents.scope()
-            async for event in answerer.answer(question, scope, cancel, route):
+            conversation = self.current
+            async for event in answerer.answer(question, scope, cancel, route, conversation):
                 self.conversation.apply(event)
-                if isinstance(event, Token):
+                if isinstance(event, InConversation):
+                    await self.refresh_conversations()
+                elif isinstance(event, Token):
                     self.token_shown.emit()
                 elif isinstance(event, Finished):
                     self.session.add(event.metrics)

@@ -10,7 +10,16 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QHBoxLayout, QMenu, QWidget
 
-from app.answering import AnswerEvent, Failed, Finished, RouteDecided, Status, Token, Waiting
+from app.answering import (
+    AnswerEvent,
+    Failed,
+    Finished,
+    InConversation,
+    RouteDecided,
+    Status,
+    Token,
+    Waiting,
+)
 from app.answering.metrics import AnswerMetrics, describe_cost
 from ui.plain import plain_label, plain_tooltip
 from ui.theme import error_colour, route_colour
@@ -47,6 +56,7 @@ class RouteBadge(QWidget):
         self._first_token_at: float | None = None
         self._route = ""
         self._reason = ""
+        self._searched_for = ""  # a follow-up's standalone form, as retrieval read it
         self._progress = ""  # what the route says while no text has come: queue, status
         self._text = ""
 
@@ -60,6 +70,7 @@ class RouteBadge(QWidget):
     def begin(self) -> None:
         self._asked_at = time.perf_counter()
         self._first_token_at = None
+        self._searched_for = ""
         self._route = ""
         self._progress = ""
         self._show_route("routing…", "", "")
@@ -68,6 +79,9 @@ class RouteBadge(QWidget):
 
     def apply(self, event: AnswerEvent) -> None:
         match event:
+            case InConversation(standalone=standalone):
+                self._searched_for = standalone
+                self._show_tooltip()
             case RouteDecided(route=route, model=model, reason=reason):
                 self._first_token_at = None  # a cascade restarts the wait for text
                 self._show_route(route, model, reason)
@@ -120,10 +134,17 @@ class RouteBadge(QWidget):
             " padding: 1px 8px; font-weight: bold; }"
         )
         self.model.setText(model)
-        tip = plain_tooltip(f"why: {reason}" if reason else "")
+        self._show_tooltip()
+        self.setAccessibleDescription(f"{route} {model}: {reason}")
+
+    def _show_tooltip(self) -> None:
+        """On hover: why the route answered, and what a follow-up was searched as."""
+        lines = [f"why: {self._reason}"] if self._reason else []
+        if self._searched_for:
+            lines.append(f"searched the documents for: {self._searched_for}")
+        tip = plain_tooltip("\n".join(lines))
         for label in (self.chip, self.model, self.numbers):
             label.setToolTip(tip)
-        self.setAccessibleDescription(f"{route} {model}: {reason}")
 
     def _tick(self) -> None:
         if self._first_token_at is None:

@@ -122,9 +122,29 @@ class Finished:
 
 
 @dataclass(frozen=True, slots=True)
+class InConversation:
+    """The question is a turn of conversation `conversation_id`; retrieval read it as
+    `standalone`; the `dropped` oldest turns did not fit the context and were left out."""
+
+    conversation_id: int
+    standalone: str
+    dropped: int
+
+
+@dataclass(frozen=True, slots=True)
 class Failed:
     error: str
     history_id: int | None
 
 
-AnswerEvent = SourcesFound | RouteDecided | Waiting | Status | Token | Citation | Finished | Failed
+AnswerEvent = (
+    SourcesFound
+    | InConversation
+    | RouteDecided
+    | Waiting
+    | Status
+    | Token
+    | Citation
+    | Finished
+    | Failed
+)

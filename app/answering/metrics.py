@@ -20,6 +20,7 @@ class AnswerMetrics:
     completion_tokens: int
     tokens_per_s: float | None  # decode rate, first token to last
     cost_usd: float | None  # None: unknown (a cloud model without a price)
+    cached_tokens: int = 0  # prompt tokens the local KV cache held from the previous request
 
     @classmethod
     def measure(
@@ -50,6 +51,7 @@ class AnswerMetrics:
             completion_tokens=completion,
             tokens_per_s=rate,
             cost_usd=generation.cost_usd if generation else 0.0,
+            cached_tokens=generation.cached_tokens if generation else 0,
         )
 
     def footer(self) -> str:

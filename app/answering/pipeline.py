@@ -10,18 +10,20 @@ import asyncio
 import re
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 
 from app.answering.cache import AnswerCache, CachedAnswer, CacheKey, cache_key
 from app.answering.calculation import CALCULATION_PROMPT, MAX_CALCULATION_TOKENS, calculate
 from app.answering.citations import Attribution, CitationTracker
+from app.answering.conversation import Conversation, Plan, Turn
 from app.answering.events import (
     AnswerEvent,
     Citation,
     Failed,
     Finished,
+    InConversation,
     RouteDecided,
     Source,
     SourcesFound,
@@ -33,7 +35,7 @@ from app.answering.extraction import extract, value_kind
 from app.answering.metrics import AnswerMetrics
 from app.cjk import estimate_tokens
 from app.documents.chunking import cited_as
-from app.index import HistoryRecord, Library, Passage
+from app.index import HistoryRecord, Library, Passage, conversations
 from app.index.terms import stated_values
 from app.llm.engine import (
     CancelToken,
@@ -75,18 +77,22 @@ def build_messages(
     *,
     names: bool = True,
     hint: str | None = None,
+    history: Sequence[Message] = (),
 ) -> list[Message]:
     """Numbered sources, then the question. The system message never varies (KV cache reuse).
 
     A source's header names its section when its text does not start with it: a changelog
     entry's version, a manual's chapter is often only there. `names=False` (privacy: excerpts
-    only) leaves out file names, pages and headings.
+    only) leaves out file names, pages and headings. `history` is a conversation's earlier
+    turns; a follow-up whose sources they all showed sends only its question.
     """
     blocks = [f"{_source_header(s) if names else f'[{s.number}]'}\n{s.text}" for s in sources]
-    user = "Sources:\n\n" + "\n\n".join(blocks) + f"\n\nQuestion: {question}"
+    user = ("Sources:\n\n" + "\n\n".join(blocks) + "\n\n" if blocks else "") + (
+        f"Question: {question}"
+    )
     if hint is not None:  # an instruction, or what the calculation or extraction step found
         user += f"\n\n{hint}"
-    return [Message("system", system), Message("user", user)]
+    return [Message("system", system), *history, Message("user", user)]
 
 
 def _source_header(source: Source) -> str:
@@ -121,11 +127,13 @@ class _Attempt:
     tokens: int = 0
     sent: tuple[Message, ...] | None = None
     hint: str | None = None  # from the calculation or extraction step
+    user: str = ""  # the user message this route was sent (a conversation turn keeps it)
 
 
 # A local draft whose sentences the sources support less than this is escalated (cascade).
 CASCADE_GROUNDED = 0.5
 SEARCHED_NAMES = 5  # documents named when saying the documents do not answer
+PROMPT_MARKUP = 64  # tokens of chat-template markup and headers, and estimate slack
 
 
 # The model saying it found nothing: "Could not find the answer in the documents." is made of
@@ -188,8 +196,12 @@ class Answerer:
         scope: Sequence[int] | None = None,
         cancel: CancelToken | None = None,
         route: Route | None = None,
+        conversation: Conversation | None = None,
     ) -> AsyncIterator[AnswerEvent]:
-        """`route` forces local or cloud (the user's "re-ask with the other route")."""
+        """`route` forces local or cloud (the user's "re-ask with the other route").
+
+        With a `conversation` the question is its next turn (see conversation.py): the turn is
+        appended to it once answered, and recorded with it (a new one gets its id then)."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
         question = question.strip()
@@ -197,19 +209,22 @@ class Answerer:
             yield Failed("the question is empty", None)
             return
         key: CacheKey | None = None
-        if self.cache.enabled and route is None:
+        # A follow-up means what the turns before it make it mean: no cache entry answers it.
+        if self.cache.enabled and route is None and not (conversation and conversation.turns):
             key = cache_key(question, scope, await self.library.index_version())
             if (waiting := self.cache.in_flight(key)) is not None:
                 await asyncio.shield(waiting)  # the same question is being answered: share it
             if (cached := self.cache.get(key)) is not None:
-                async for event in self._replay(question, scope, cached, started):
+                async for event in self._replay(question, scope, cached, started, conversation):
                     yield event
                 return
             self.cache.claim(key)
         finished: CachedAnswer | None = None
         sources: tuple[Source, ...] = ()
         try:
-            async for event in self._generate(question, scope, cancel, route, started):
+            async for event in self._generate(
+                question, scope, cancel, route, started, conversation
+            ):
                 if isinstance(event, SourcesFound):
                     sources = event.sources
                 if isinstance(event, Finished) and not event.cancelled and event.answer:
@@ -233,9 +248,11 @@ class Answerer:
         cancel: CancelToken,
         route: Route | None,
         started: float,
+        conversation: Conversation | None,
     ) -> AsyncIterator[AnswerEvent]:
         retrieval = self.settings.retrieval
-        passages = await self.library.search(question, retrieval.top_k, scope)
+        standalone = question if conversation is None else conversation.standalone(question)
+        passages = await self.library.search(standalone, retrieval.top_k, scope)
         sources = choose_sources(passages, retrieval.context_tokens)
         retrieved = time.perf_counter()
         if not sources:
@@ -247,7 +264,21 @@ class Answerer:
                 None,
             )
             return
-        yield SourcesFound(tuple(sources), RetrievalConfidence.read(passages))
+        plan = Plan.alone(sources)
+        if conversation is not None:
+            plan = conversation.plan(sources, self._history_room(question))
+            if conversation.id is None:
+                conversation.id = await self.library.write(
+                    lambda store: conversations.create(store, question)
+                )
+            yield InConversation(conversation.id, standalone, plan.dropped)
+            if plan.dropped:
+                yield Status(
+                    f"left out the {plan.dropped} oldest turn{'s' if plan.dropped > 1 else ''} "
+                    "of this conversation to fit the model's context"
+                )
+        sources = list(plan.found)
+        yield SourcesFound(plan.found, RetrievalConfidence.read(passages))
         try:
             decision = self.policy.decide(question, passages, route)
         except RouteUnavailable as unavailable:
@@ -255,31 +286,31 @@ class Answerer:
             return
         yield RouteDecided(decision.route, decision.model, decision.reason)
 
-        attempt = _Attempt(decision, CitationTracker(sources, question))
+        attempt = _Attempt(decision, CitationTracker(plan.visible, question))
         if decision.route == "local":
             features = QuestionFeatures.read(question)
             if "computation" in features.cues:
                 yield Status("working out the arithmetic")
-                attempt.hint = await self._calculate(question, sources, cancel)
+                attempt.hint = await self._calculate(question, plan, cancel)
             elif features.parts == 1 and (kind := value_kind(question)) is not None:
                 found = extract(kind, question, sources)
                 attempt.hint = None if found is None else found.line
-        async for event in self._stream(attempt, question, sources, cancel):
+        async for event in self._stream(attempt, question, plan, cancel):
             yield event
         if (escalation := self._draft_check(attempt, question)) is not None:
             # Cascade: the local draft failed its check; the cloud answers, shown the draft.
             yield RouteDecided(escalation.route, escalation.model, escalation.reason)
             draft = attempt.tracker.text.strip()
-            attempt = _Attempt(escalation, CitationTracker(sources, question))
-            async for event in self._stream(attempt, question, sources, cancel, draft):
+            attempt = _Attempt(escalation, CitationTracker(plan.visible, question))
+            async for event in self._stream(attempt, question, plan, cancel, draft):
                 yield event
         if attempt.error and attempt.decision.route == "cloud" and attempt.tokens == 0:
             # The cloud failed before its first token: answer locally, and say so.
             reason = f"cloud failed before its first token ({attempt.error}); answered locally"
             fallback = RouteDecision("fallback", self.local.model, reason)
             yield RouteDecided(fallback.route, fallback.model, fallback.reason)
-            attempt = _Attempt(fallback, CitationTracker(sources, question))
-            async for event in self._stream(attempt, question, sources, cancel):
+            attempt = _Attempt(fallback, CitationTracker(plan.visible, question))
+            async for event in self._stream(attempt, question, plan, cancel):
                 yield event
 
         answer = attempt.tracker.text.strip()
@@ -309,9 +340,15 @@ class Answerer:
             else "finished"
         )
         grounded = attempt.tracker.grounded_share
-        history_id = await self.library.record(
-            _history(question, scope, answer, status, attempt, metrics, grounded)
-        )
+        record = _history(question, scope, answer, status, attempt, metrics, grounded)
+        if conversation is not None:
+            turn = None
+            if status in ("finished", "declined"):  # a failed or stopped turn is not context
+                turn = Turn(question, standalone, attempt.user, answer, plan.send)
+            record = _in_conversation(record, conversation, standalone, turn)
+        history_id = await self.library.record(record)
+        if conversation is not None and turn is not None:
+            conversation.turns.append(turn)
         if self.on_cost is not None and metrics.cost_usd != 0:  # None (unknown) counts too
             self.on_cost(metrics.cost_usd)
         if attempt.error:
@@ -367,11 +404,11 @@ class Answerer:
         self,
         attempt: _Attempt,
         question: str,
-        sources: Sequence[Source],
+        plan: Plan,
         cancel: CancelToken,
         draft: str = "",
     ) -> AsyncIterator[AnswerEvent]:
-        by_number = {source.number: source for source in sources}
+        by_number = {source.number: source for source in plan.visible}
         routing = self.settings.routing
         if attempt.decision.route == "cloud":
             if self.cloud_engine is None:
@@ -379,7 +416,9 @@ class Answerer:
                 return
             engine = self.cloud_engine(attempt.decision.model)
             names = routing.privacy == "standard"
-            messages = build_messages(self._system, question, sources, names=names)
+            messages = build_messages(
+                self._system, question, plan.send, names=names, history=_turns(plan, names)
+            )
             if draft:
                 messages[-1] = Message(
                     "user",
@@ -392,10 +431,12 @@ class Answerer:
             messages = build_messages(
                 self._system,
                 question,
-                sources,
+                plan.send,
                 names=self._local_names,
                 hint=attempt.hint,
+                history=_turns(plan, self._local_names),
             )
+        attempt.user = messages[-1].content
         request = GenerationRequest(
             messages,
             max_tokens=self.settings.local.max_tokens,
@@ -425,6 +466,15 @@ class Answerer:
         for citation in citations(attempt.tracker.finish()):
             yield citation
 
+    def _history_room(self, question: str) -> int:
+        """Prompt tokens left for a conversation's earlier turns and the new sources: the local
+        context less the answer, the system prompt, the question and the chat markup. The cloud
+        models' contexts are larger: the local one bounds both routes (a fallback answers
+        locally)."""
+        local = self.settings.local
+        fixed = estimate_tokens(self._system) + estimate_tokens(question) + PROMPT_MARKUP
+        return local.n_ctx - local.max_tokens - fixed
+
     @property
     def _local_names(self) -> bool:
         # A cascade sends the local draft to the cloud: in excerpts mode the draft is written
@@ -432,13 +482,17 @@ class Answerer:
         routing = self.settings.routing
         return routing.privacy != "excerpts" or not routing.cascade
 
-    async def _calculate(
-        self, question: str, sources: Sequence[Source], cancel: CancelToken
-    ) -> str | None:
+    async def _calculate(self, question: str, plan: Plan, cancel: CancelToken) -> str | None:
         """The local model writes the arithmetic; Python computes it (see calculation.py). The
         request shares the answer's prompt up to the question, so its KV cache is reused."""
+        names = self._local_names
         messages = build_messages(
-            self._system, question, sources, names=self._local_names, hint=CALCULATION_PROMPT
+            self._system,
+            question,
+            plan.send,
+            names=names,
+            hint=CALCULATION_PROMPT,
+            history=_turns(plan, names),
         )
         request = GenerationRequest(messages, MAX_CALCULATION_TOKENS, 0.0)
         written: list[str] = []
@@ -457,12 +511,20 @@ class Answerer:
         scope: Sequence[int] | None,
         cached: CachedAnswer,
         started: float,
+        conversation: Conversation | None,
     ) -> AsyncIterator[AnswerEvent]:
-        """A cache hit: the earlier answer, whole, as its own route."""
+        """A cache hit: the earlier answer, whole, as its own route (the first turn of a
+        conversation may be one: its prompt is rebuilt from the cached sources)."""
         age = self.cache.now() - cached.stored_at
         decision = RouteDecision(
             "cache", cached.model, f"asked {age:.0f} s ago; cached for {self.cache.ttl_s:g} s"
         )
+        if conversation is not None:
+            if conversation.id is None:
+                conversation.id = await self.library.write(
+                    lambda store: conversations.create(store, question)
+                )
+            yield InConversation(conversation.id, question, 0)
         yield SourcesFound(cached.sources)
         yield RouteDecided(decision.route, decision.model, decision.reason)
         yield Token(cached.answer)
@@ -479,9 +541,17 @@ class Answerer:
         )
         attempt = _Attempt(decision, CitationTracker(cached.sources, question))
         attempt.cited = list(cached.citations)
-        history_id = await self.library.record(
-            _history(question, scope, cached.answer, "finished", attempt, metrics, cached.grounded)
+        record = _history(
+            question, scope, cached.answer, "finished", attempt, metrics, cached.grounded
         )
+        if conversation is not None:
+            names = self._local_names
+            user = build_messages(self._system, question, cached.sources, names=names)[-1]
+            turn = Turn(question, question, user.content, cached.answer, cached.sources)
+            record = _in_conversation(record, conversation, turn.standalone, turn)
+        history_id = await self.library.record(record)
+        if conversation is not None and record.turn is not None:
+            conversation.turns.append(turn)
         yield Finished(cached.answer, cached.citations, metrics, history_id, False, cached.grounded)
 
 
@@ -517,3 +587,26 @@ def _history(
         if attempt.sent is None
         else [{"role": m.role, "content": m.content} for m in attempt.sent],
     )
+
+
+def _in_conversation(
+    record: HistoryRecord, conversation: Conversation, standalone: str, turn: Turn | None
+) -> HistoryRecord:
+    return replace(
+        record,
+        conversation_id=conversation.id,
+        standalone=standalone,
+        turn=None if turn is None else turn.as_record(),
+    )
+
+
+def _turns(plan: Plan, names: bool) -> list[Message]:
+    """A conversation's earlier turns as this prompt carries them: verbatim (the KV prefix),
+    or without file names, pages and headings where the route may not see them."""
+    messages: list[Message] = []
+    for turn in plan.kept:
+        user = turn.user
+        if not names:
+            user = build_messages("", turn.question, turn.sources, names=False)[-1].content
+        messages += [Message("user", user), Message("assistant", turn.answer)]
+    return messages

@@ -33,6 +33,7 @@ from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
 from app.bench.common import Measure, filler, one_request
+from app.bench.follow_up import bench_follow_up
 from app.bootstrap import Docent
 from app.index import Passage
 from app.index.store import StoredChunk
@@ -169,6 +170,8 @@ async def bench_overhead(docent: Docent, *, quick: bool) -> list[Any]:
     # its pairs resolve what Docent adds per request (its decode row would repeat the first).
     short = [filler(32, variant, 4) for variant in range(1, 2 * count + 1)]
     measures.insert(1, (await bench_generation(docent, short))[0])
+    print("local: a conversation's follow-up vs the same prompt cold …", flush=True)
+    measures.append(await bench_follow_up(docent, count))
     measures.append(bench_router(ROUTER_QUESTIONS * 50, 3))
     async with httpx.AsyncClient(timeout=300) as client:
         print("cloud: the gateway vs direct, on the paced reference provider …", flush=True)

@@ -142,6 +142,21 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (document_id, page)
         )""",
     ),
+    # 6: conversations. A history row is a turn of its conversation (in id order); `standalone`
+    # is the question as retrieval read it, `turn` (JSON) the prompt's user message as sent and
+    # the sources it introduced, so a follow-up re-sends the earlier turns verbatim.
+    (
+        """CREATE TABLE conversations (
+            id INTEGER PRIMARY KEY,
+            title TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )""",
+        "ALTER TABLE history ADD COLUMN conversation_id INTEGER REFERENCES conversations(id)",
+        "ALTER TABLE history ADD COLUMN standalone TEXT",
+        "ALTER TABLE history ADD COLUMN turn TEXT",
+        "CREATE INDEX history_by_conversation ON history(conversation_id, id)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

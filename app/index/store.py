@@ -125,6 +125,9 @@ class HistoryRecord:
     cost_usd: float | None  # None: unknown (a cloud model without a price)
     grounded: float | None
     sent: Sequence[dict[str, str]] | None = None  # exactly what a cloud call sent
+    conversation_id: int | None = None
+    standalone: str | None = None  # the question as retrieval read it (a follow-up's rewrite)
+    turn: dict[str, Any] | None = None  # a conversation turn's prompt (see answering.conversation)
 
 
 @dataclass(frozen=True, slots=True)
@@ -471,11 +474,16 @@ class Store:
     # --- history and meta ------------------------------------------------------------------
 
     def add_history(self, record: HistoryRecord) -> int:
+        with self.writing():  # a turn and its conversation's last change, together
+            return self._add_history(record)
+
+    def _add_history(self, record: HistoryRecord) -> int:
         cursor = self.db.execute(
             """INSERT INTO history (asked_at, question, scope, answer, status, error, route,
                    model, reason, citations, retrieval_s, ttft_s, total_s, prompt_tokens,
-                   completion_tokens, tokens_per_s, cost_usd, grounded, sent)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                   completion_tokens, tokens_per_s, cost_usd, grounded, sent, conversation_id,
+                   standalone, turn)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             [
                 datetime.now(UTC).isoformat(timespec="milliseconds"),
                 record.question,
@@ -496,8 +504,16 @@ class Store:
                 record.cost_usd,
                 record.grounded,
                 None if record.sent is None else json.dumps(list(record.sent), ensure_ascii=False),
+                record.conversation_id,
+                record.standalone,
+                None if record.turn is None else json.dumps(record.turn, ensure_ascii=False),
             ],
         )
+        if record.conversation_id is not None:
+            self.db.execute(
+                "UPDATE conversations SET updated_at = ? WHERE id = ?",
+                [datetime.now(UTC).isoformat(timespec="microseconds"), record.conversation_id],
+            )
         return int(cursor.lastrowid or 0)
 
     def spending_since(self, since: datetime) -> Spending:

@@ -62,6 +62,7 @@ class GenerationDone:
     first_token_at: float | None  # perf_counter() of the first generated token
     last_token_at: float | None
     cost_usd: float | None = 0.0  # None: a cloud model the price table does not list
+    cached_tokens: int = 0  # leading prompt tokens the KV cache already held (not evaluated)
 
 
 GenerationEvent = Queued | PromptEvaluated | StatusReported | TokenGenerated | GenerationDone

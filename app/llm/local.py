@@ -191,7 +191,7 @@ class LocalEngine:
                 break
         if tail := decoder.decode(b"", final=True):
             yield TokenGenerated(tail)
-        yield GenerationDone(len(prompt), count, reason, first_at, last_at)  # type: ignore[arg-type]
+        yield GenerationDone(len(prompt), count, reason, first_at, last_at, 0.0, cached)  # type: ignore[arg-type]
 
 
 def chat_formatter(llama: Any) -> Callable[..., Any]:

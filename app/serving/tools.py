@@ -17,7 +17,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from pydantic import BaseModel, Field
 
-from app.answering import Failed, Finished, Source, Token
+from app.answering import Failed, Finished, InConversation, Source, Token
+from app.answering.conversation import Conversation, ConversationNotFound, reopen
 from app.bootstrap import Docent
 from app.index import AmbiguousDocument, DocumentInfo, DocumentNotFound
 from app.llm.engine import CancelToken
@@ -97,6 +98,9 @@ class Metrics(BaseModel):
     completion_tokens: int
     tokens_per_s: float | None
     cost_usd: float | None = Field(description="In USD; null when the model has no price.")
+    cached_tokens: int = Field(
+        0, description="Prompt tokens the local model had cached (a follow-up's earlier turns)."
+    )
 
 
 class Answer(BaseModel):
@@ -112,6 +116,13 @@ class Answer(BaseModel):
         "documents do not seem to answer the question, and which ones were searched."
     )
     cancelled: bool
+    conversation_id: int = Field(
+        description="Pass it back as `conversation_id` to ask a follow-up question."
+    )
+    standalone: str = Field(
+        description="The question as the documents were searched for it (a follow-up borrows "
+        "the earlier question's words)."
+    )
 
 
 class LibraryTools:
@@ -180,21 +191,32 @@ class LibraryTools:
         route: Literal["local", "cloud"] | None,
         documents: Sequence[str] | None,
         ctx: Context,
+        conversation_id: int | None = None,
     ) -> Answer:
         scope = [d.id for d in await self.resolve(documents)] if documents else None
+        conversation = Conversation()
+        if conversation_id is not None:
+            try:
+                conversation = await reopen(self.docent.library, conversation_id)
+            except ConversationNotFound as missing:
+                raise ToolError(str(missing)) from None
         answerer = await self.docent.answerer()
         cancel = CancelToken()
         sent = 0
+        standalone = question
         try:
-            async for event in answerer.answer(question, scope, cancel, route):
+            async for event in answerer.answer(question, scope, cancel, route, conversation):
                 match event:
+                    case InConversation() as joined:
+                        standalone = joined.standalone
                     case Token(text=text):
                         sent += 1
                         await ctx.report_progress(sent, None, text)
                     case Failed(error=error):
                         raise ToolError(error)
                     case Finished() as finished:
-                        return _answer(question, finished)
+                        assert conversation.id is not None  # set before the answer streams
+                        return _answer(question, finished, conversation.id, standalone)
         finally:
             cancel.cancel()  # the client went away mid-answer: stop generating for it
         raise ToolError("the answer ended without a result")  # the answerer always ends one
@@ -225,7 +247,7 @@ def _cited(source: Source) -> CitedSource:
     )
 
 
-def _answer(question: str, finished: Finished) -> Answer:
+def _answer(question: str, finished: Finished, conversation_id: int, standalone: str) -> Answer:
     return Answer(
         question=question,
         answer=finished.answer,
@@ -234,6 +256,8 @@ def _answer(question: str, finished: Finished) -> Answer:
         grounded=finished.grounded,
         declined=finished.unsupported_draft is not None,
         cancelled=finished.cancelled,
+        conversation_id=conversation_id,
+        standalone=standalone,
     )
 
 
@@ -303,10 +327,17 @@ def build_server(docent: Docent, token_verifier: TokenVerifier | None = None) ->
             list[int | str] | None,
             Field(description="Only these documents (id, file name or indexed path)."),
         ] = None,
+        conversation_id: Annotated[
+            int | None,
+            Field(
+                description="A follow-up in this conversation (an earlier answer's "
+                "conversation_id); default: a new conversation."
+            ),
+        ] = None,
     ) -> Answer:
         """Answer a question from the documents, citing pages, with the route, latency and cost
         of the answer; partial text arrives as progress messages while it is written."""
-        return await tools.ask(question, route, _names(documents), ctx)
+        return await tools.ask(question, route, _names(documents), ctx, conversation_id)
 
     @server.resource(PAGE_URI, name="page", mime_type="text/plain")
     async def page_resource(document_id: str, page: str) -> str:

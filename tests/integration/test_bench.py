@@ -149,6 +149,11 @@ def test_quick_overhead_bench_pairs_docent_with_the_direct_calls(
     lengths = [name for name in measures if name.startswith("local TTFT (same prompt)")]
     assert len(lengths) == 2
     assert measures["local decode"]["comparison"] > 0
+    # A follow-up evaluates only what it adds to the conversation's prompt (measured 0.13).
+    follow_up = measures["local follow-up TTFT (turn 1: 512-token sources)"]
+    assert follow_up["baseline_name"] == "the same prompt, cold"
+    assert len(follow_up["docent"]) == len(follow_up["baseline"]) == 3
+    assert follow_up["comparison"] <= 0.5
     assert "| cloud TTFT through the gateway (llama/qwen-mini) |" in result.stdout
 
 

@@ -167,6 +167,20 @@ async def ask(client: Client) -> None:
     assert 0 < metrics["ttft_s"] < metrics["total_s"]
     assert metrics["completion_tokens"] == len(partial)
 
+    # A follow-up in the same conversation: searched with the first question's words, and
+    # its prompt extends the first one's (the server's model kept that prefix).
+    follow_up = "Which page says so?"
+    arguments = {"question": follow_up, "conversation_id": answer["conversation_id"]}
+    result = await client.call_tool("ask", arguments, read_timeout_seconds=300)
+    assert not result.is_error, text_of(result)
+    followed = result.structured_content
+    assert followed["conversation_id"] == answer["conversation_id"]
+    assert followed["standalone"] == f"{QUESTION} {follow_up}"
+    assert followed["metrics"]["cached_tokens"] > metrics["prompt_tokens"]
+    unknown = await client.call_tool("ask", {"question": "why?", "conversation_id": 999_999})
+    assert unknown.is_error
+    assert text_of(unknown).endswith("there is no conversation 999999")
+
 
 @pytest.fixture
 def outside_file(tmp_path: Path) -> Path:

@@ -1,0 +1,168 @@
+"""A conversation: follow-up questions that lean on the earlier turns.
+
+Two things make a follow-up answerable. Retrieval needs a standalone form of the question
+("and in the Chinese edition?" alone finds nothing): a follow-up that is short, or led by a
+pronoun, "and…", "why" or "which…", borrows the previous standalone question's terms. And the
+prompt carries the earlier turns, verbatim as they were sent, so a follow-up's prompt literally
+extends the previous prompt and answer: the local engine reuses that KV prefix and evaluates only
+the new question and its new sources. Sources are numbered across the conversation: a passage an
+earlier turn already sent keeps its number and is not sent again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from app.answering.events import Source
+from app.cjk import estimate_tokens
+from app.errors import DocentError
+from app.index import Library, conversations
+from app.index.store import Store
+
+# A follow-up this short (in words; CJK characters count as words) cannot stand alone.
+SHORT_FOLLOW_UP = 5
+
+_LEADS = re.compile(
+    r"^\W*(?:and|but|also|so|or|then|what about|how about|why|which|where|whose|when|how come"
+    r"|it|its|they|them|their|this|that|these|those|there|he|she|his|her|same)\b"
+    r"|^\W*(?:那|那么|还有|而|为什么|为何|哪|它|它们|他|她|其|这|该|同样)",
+    re.IGNORECASE,
+)
+_PRONOUN = re.compile(
+    r"\b(?:it|its|they|them|their|this|that|these|those|there|he|she|his|her)\b"
+    r"|它|他们|她们|其|这个|那个|该",
+    re.IGNORECASE,
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def _length(question: str) -> int:
+    """Words, counting each CJK character as one (Chinese has no spaces)."""
+    cjk = len(_CJK.findall(question))
+    return len(_CJK.sub(" ", question).split()) + cjk // 2
+
+
+def standalone(question: str, previous: str | None) -> str:
+    """The question as retrieval should read it: itself when it stands alone (or opens the
+    conversation), else the previous standalone question followed by it."""
+    if previous is None:
+        return question
+    follows = (
+        _length(question) <= SHORT_FOLLOW_UP
+        or _LEADS.search(question) is not None
+        or _PRONOUN.search(question) is not None
+    )
+    return f"{previous} {question}" if follows else question
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One answered question, as its prompt carried it."""
+
+    question: str
+    standalone: str
+    user: str  # the user message exactly as sent: the new sources, the question, any hint
+    answer: str  # the assistant message: what the model wrote
+    sources: tuple[Source, ...]  # the sources this turn sent first (conversation numbering)
+
+    def as_record(self) -> dict[str, Any]:
+        """The history row's `turn` column (question, standalone and answer have their own)."""
+        return {"user": self.user, "sources": [asdict(source) for source in self.sources]}
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Turn:
+        turn = row["turn"]
+        return cls(
+            question=row["question"],
+            standalone=row["standalone"] or row["question"],
+            user=turn["user"],
+            answer=row["answer"],
+            sources=tuple(Source(**source) for source in turn["sources"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a question's prompt holds besides the system message and its own user message."""
+
+    kept: tuple[Turn, ...]  # the earlier turns the prompt carries, verbatim
+    found: tuple[Source, ...]  # the sources retrieval chose, numbered across the conversation
+    send: tuple[Source, ...]  # those this question sends (the others are in `kept`)
+    visible: tuple[Source, ...]  # every source the prompt shows (what citations may name)
+    dropped: int  # earlier turns left out to fit the context
+
+    @classmethod
+    def alone(cls, sources: Sequence[Source]) -> Plan:
+        return cls((), tuple(sources), tuple(sources), tuple(sources), 0)
+
+
+@dataclass
+class Conversation:
+    """The turns so far; `id` is None until its first question is recorded."""
+
+    id: int | None = None
+    turns: list[Turn] = field(default_factory=list)
+
+    @classmethod
+    def from_rows(cls, conversation_id: int, rows: Sequence[dict[str, Any]]) -> Conversation:
+        """From its history rows: the answered turns (a failed or stopped one is not context)."""
+        answered = [row for row in rows if row["turn"] is not None]
+        return cls(conversation_id, [Turn.from_row(row) for row in answered])
+
+    def standalone(self, question: str) -> str:
+        return standalone(question, self.turns[-1].standalone if self.turns else None)
+
+    def plan(self, chosen: Sequence[Source], room_tokens: int) -> Plan:
+        """The earlier turns that fit `room_tokens` (the oldest dropped first) and the chosen
+        sources renumbered across the conversation: a passage a kept turn sent keeps its number
+        and is not sent again; the others are numbered after every earlier source."""
+        kept = self.turns
+        while True:
+            shown = {s.chunk_id: s for turn in kept for s in turn.sources}
+            found = _renumber(chosen, shown, self._next_number())
+            send = [s for s in found if s.chunk_id not in shown]
+            cost = sum(estimate_tokens(t.user) + estimate_tokens(t.answer) + 16 for t in kept)
+            cost += sum(estimate_tokens(s.text) + 16 for s in send)
+            if cost <= room_tokens or not kept:
+                break
+            kept = kept[1:]
+        visible = {**shown, **{s.chunk_id: s for s in send}}
+        dropped = len(self.turns) - len(kept)
+        return Plan(tuple(kept), tuple(found), tuple(send), tuple(visible.values()), dropped)
+
+    def _next_number(self) -> int:
+        return 1 + max((s.number for t in self.turns for s in t.sources), default=0)
+
+
+class ConversationNotFound(DocentError):
+    """No conversation has this id (deleted, or another library's)."""
+
+
+async def reopen(library: Library, conversation_id: int) -> Conversation:
+    """A kept conversation, ready for its next question."""
+
+    def read(store: Store) -> list[dict[str, Any]] | None:
+        if not conversations.exists(store, conversation_id):
+            return None
+        return conversations.turns(store, conversation_id)
+
+    rows = await library.read(read)
+    if rows is None:
+        raise ConversationNotFound(f"there is no conversation {conversation_id}")
+    return Conversation.from_rows(conversation_id, rows)
+
+
+def _renumber(chosen: Sequence[Source], shown: dict[int, Source], first: int) -> list[Source]:
+    """The chosen sources in rank order: a shown one under its number, a new one numbered on."""
+    found: list[Source] = []
+    number = first
+    for source in chosen:
+        if (earlier := shown.get(source.chunk_id)) is not None:
+            found.append(replace(source, number=earlier.number))
+        else:
+            found.append(replace(source, number=number))
+            number += 1
+    return found

@@ -1,0 +1,82 @@
+"""Conversations in the library's SQLite file: a title and its turns, the history rows linked to it.
+
+Functions of a Store, run on the library's reader or writer thread (`Library.read/write`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from app.index.store import Store
+
+TITLE_CHARS = 80
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationInfo:
+    id: int
+    title: str  # the first question, cut to TITLE_CHARS
+    created_at: str
+    updated_at: str
+    turns: int
+
+
+def create(store: Store, first_question: str) -> int:
+    now = datetime.now(UTC).isoformat(timespec="microseconds")  # orders the list
+    title = " ".join(first_question.split())
+    if len(title) > TITLE_CHARS:
+        title = title[: TITLE_CHARS - 1] + "…"
+    with store.writing():
+        cursor = store.db.execute(
+            "INSERT INTO conversations (title, created_at, updated_at) VALUES (?, ?, ?)",
+            [title, now, now],
+        )
+    return int(cursor.lastrowid or 0)
+
+
+def listing(store: Store) -> list[ConversationInfo]:
+    """Every conversation, the most recently continued first."""
+    rows = store.db.execute(
+        """SELECT c.id, c.title, c.created_at, c.updated_at, count(h.id)
+           FROM conversations c LEFT JOIN history h ON h.conversation_id = c.id
+           GROUP BY c.id ORDER BY c.updated_at DESC, c.id DESC"""
+    ).fetchall()
+    return [ConversationInfo(*row) for row in rows]
+
+
+def latest(store: Store) -> int | None:
+    row = store.db.execute(
+        "SELECT id FROM conversations ORDER BY updated_at DESC, id DESC LIMIT 1"
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def exists(store: Store, conversation_id: int) -> bool:
+    row = store.db.execute("SELECT 1 FROM conversations WHERE id = ?", [conversation_id])
+    return row.fetchone() is not None
+
+
+def turns(store: Store, conversation_id: int) -> list[dict[str, Any]]:
+    """The conversation's history rows in order, `citations` and `turn` decoded."""
+    rows = store.db.query(
+        "SELECT * FROM history WHERE conversation_id = ? ORDER BY id", [conversation_id]
+    )
+    return [
+        row
+        | {
+            "citations": json.loads(row["citations"]),
+            "turn": None if row["turn"] is None else json.loads(row["turn"]),
+        }
+        for row in rows
+    ]
+
+
+def delete(store: Store, conversation_id: int) -> bool:
+    """The conversation and its turns; False when there was none."""
+    with store.writing():
+        store.db.execute("DELETE FROM history WHERE conversation_id = ?", [conversation_id])
+        cursor = store.db.execute("DELETE FROM conversations WHERE id = ?", [conversation_id])
+    return cursor.rowcount > 0

@@ -1,0 +1,130 @@
+"""A three-turn conversation with the real bundled model: the second and third questions only make
+sense after the first; retrieval reads their standalone form, the answers cite the right pages,
+the follow-up's prompt extends the previous one (KV prefix reused), and the library keeps it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from app.answering import Citation, Finished, InConversation, SourcesFound
+from app.answering.conversation import Conversation
+from app.index import conversations
+from tests.conftest import docent
+from tests.documents import HANDBOOK_SECTIONS, write_pdf
+from tests.integration.conftest import index_all, opened, run
+
+
+async def converse(tmp_path: Path, questions: list[str]) -> tuple[list[list], Conversation, list]:
+    async with opened() as docent:
+        await index_all(
+            docent,
+            [
+                write_pdf(tmp_path / "handbook.pdf", HANDBOOK_SECTIONS),
+                write_pdf(tmp_path / "report.pdf"),
+            ],
+        )
+        await docent.library.embed_pending()
+        answerer = await docent.answerer()
+        conversation = Conversation()
+        turns = []
+        for question in questions:
+            turns.append(
+                [event async for event in answerer.answer(question, conversation=conversation)]
+            )
+        assert conversation.id is not None
+        conversation_id = conversation.id
+        rows = await docent.library.read(lambda store: conversations.turns(store, conversation_id))
+        return turns, conversation, rows
+
+
+def one(events: list, kind: type) -> object:
+    [found] = [event for event in events if isinstance(event, kind)]
+    return found
+
+
+def test_follow_ups_are_answered_from_the_conversation_and_reuse_its_kv_prefix(
+    tmp_path: Path,
+) -> None:
+    first = "When was the English edition of the Harbor Handbook published?"
+    turns, conversation, rows = run(
+        converse(tmp_path, [first, "And the Chinese edition?", "Who translated it?"])
+    )
+    finished = [one(events, Finished) for events in turns]
+    joined = [one(events, InConversation) for events in turns]
+    assert all(isinstance(f, Finished) and not f.unsupported_draft for f in finished)
+
+    # Turn 1 stands alone; the follow-ups borrow its terms for retrieval.
+    assert [j.standalone for j in joined] == [
+        first,
+        f"{first} And the Chinese edition?",
+        f"{first} And the Chinese edition? Who translated it?",
+    ]
+    assert len({j.conversation_id for j in joined}) == 1
+    found = [one(events, SourcesFound) for events in turns]
+    assert any(s.document == "handbook.pdf" and s.page == 3 for s in found[1].sources)
+
+    assert "2019" in finished[0].answer
+    assert "2022" in finished[1].answer
+    assert "Mei Lin" in finished[2].answer
+    cited = [{c.source.page for c in events if isinstance(c, Citation)} for events in turns]
+    assert 2 in cited[0]
+    assert 3 in cited[1]
+    assert 3 in cited[2]
+    # Numbered across the conversation: a page already sent keeps its number.
+    numbers = {(s.document, s.page): s.number for f in found for s in f.sources}
+    assert len(set(numbers.values())) == len(numbers)
+
+    # Turn 2's prompt extends turn 1's prompt and answer: only its new part was evaluated.
+    one_, two = finished[0].metrics, finished[1].metrics
+    assert two.cached_tokens >= one_.prompt_tokens
+    assert two.cached_tokens < two.prompt_tokens
+
+    # Kept: the turns in order, with standalone forms, answers and citations.
+    assert [row["question"] for row in rows] == [
+        first,
+        "And the Chinese edition?",
+        "Who translated it?",
+    ]
+    assert [row["standalone"] for row in rows] == [j.standalone for j in joined]
+    assert [row["answer"] for row in rows] == [f.answer for f in finished]
+    assert all(row["citations"] for row in rows)
+    assert len(conversation.turns) == 3
+
+
+def test_the_cli_continues_lists_shows_and_deletes_conversations(tmp_path: Path) -> None:
+    assert (
+        docent("index", str(write_pdf(tmp_path / "handbook.pdf", HANDBOOK_SECTIONS))).returncode
+        == 0
+    )
+    assert "no conversations yet" in docent("conversations").stdout
+    nothing = docent("ask", "--continue", "why?")
+    assert nothing.returncode == 2
+    assert "there is no conversation to continue yet" in nothing.stderr
+
+    first = "When was the English edition of the Harbor Handbook published?"
+    started = json.loads(docent("ask", "--json", first).stdout)
+    assert started["standalone"] == first
+    followed = docent("ask", "--json", "--continue", "And the Chinese edition?")
+    assert followed.returncode == 0, followed.stderr
+    result = json.loads(followed.stdout)
+    assert result["conversation_id"] == started["conversation_id"]
+    assert result["standalone"] == f"{first} And the Chinese edition?"
+    assert "2022" in result["answer"]
+    assert result["metrics"]["cached_tokens"] == 0  # a new process: nothing cached to extend
+
+    (listed,) = json.loads(docent("conversations", "--json").stdout)
+    assert (listed["id"], listed["title"], listed["turns"]) == (result["conversation_id"], first, 2)
+    shown = docent("conversations", "--show", str(listed["id"])).stdout
+    assert f"Q: {first}" in shown
+    assert f"(searched for: {first} And the Chinese edition?)" in shown
+    assert "handbook.pdf, p. 2 (page 3 of the file) — Chinese edition" in shown
+
+    assert docent("conversations", "--delete", str(listed["id"])).returncode == 0
+    for gone in (
+        docent("conversations", "--show", str(listed["id"])),
+        docent("ask", "--conversation", str(listed["id"]), "why?"),
+    ):
+        assert gone.returncode == 2
+        assert f"there is no conversation {listed['id']}" in gone.stderr
+    assert docent("history", "--json").stdout.strip() == "[]"  # its turns went with it
