@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
+from pathlib import PurePath
 
 from app.answering.cache import AnswerCache, CachedAnswer, CacheKey, cache_key
 from app.answering.calculation import CALCULATION_PROMPT, MAX_CALCULATION_TOKENS, calculate
@@ -602,11 +603,25 @@ def _in_conversation(
 
 def _turns(plan: Plan, names: bool) -> list[Message]:
     """A conversation's earlier turns as this prompt carries them: verbatim (the KV prefix),
-    or without file names, pages and headings where the route may not see them."""
+    or without file names, pages and headings where the route may not see them (an earlier
+    answer written by a model that saw them may quote them)."""
+    shown = [source for turn in plan.kept for source in turn.sources]
     messages: list[Message] = []
     for turn in plan.kept:
-        user = turn.user
+        user, answer = turn.user, turn.answer
         if not names:
             user = build_messages("", turn.question, turn.sources, names=False)[-1].content
-        messages += [Message("user", user), Message("assistant", turn.answer)]
+            answer = _without_names(answer, shown)
+        messages += [Message("user", user), Message("assistant", answer)]
     return messages
+
+
+def _without_names(text: str, sources: Sequence[Source]) -> str:
+    """`text` with the sources' file names (with or without their extension) and headings
+    replaced by a neutral word, the longest first so a name inside another goes with it."""
+    names = {s.document: "the document" for s in sources}
+    names |= {PurePath(s.document).stem: "the document" for s in sources}
+    names |= {s.heading: "the section" for s in sources if s.heading}
+    for name in sorted((n for n in names if len(n) >= 3), key=len, reverse=True):
+        text = re.sub(re.escape(name), names[name], text, flags=re.IGNORECASE)
+    return text

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from app.answering import Answerer, Citation, Failed, Finished, RouteDecided, SourcesFound, Token
 from app.answering.cache import AnswerCache
+from app.answering.conversation import Conversation
 from app.answering.pipeline import build_messages, choose_sources
 from app.documents import Chunk
 from app.index import Library
@@ -287,6 +288,27 @@ def test_privacy_excerpts_sends_no_file_names_and_records_what_was_sent(tmp_path
     assert "[1]\nCustomer invoices are retained for seven years." in sent
     assert finished.sent == tuple(cloud.requests[0].messages)
     assert json.loads(history(library)[0]["sent"])[1]["content"] == sent
+
+
+def test_in_excerpts_mode_a_follow_up_sends_no_file_name_an_earlier_answer_quoted(
+    tmp_path: Path,
+) -> None:
+    # Without the cascade the local model sees file names: its answer may quote them.
+    local = ScriptedEngine(["As report.pdf says under Retention, seven years."])
+    cloud = ScriptedEngine(["For tax audits."], model="gw/big")
+    answerer, _ = cloud_answerer(tmp_path, cloud, local, privacy="excerpts", cascade=False)
+    conversation = Conversation()
+
+    async def ask(question: str, route: Route | None) -> None:
+        async for _ in answerer.answer(question, route=route, conversation=conversation):
+            pass
+
+    asyncio.run(ask(QUESTION, "local"))
+    asyncio.run(ask("Why?", None))
+    sent = "\n".join(message.content for message in cloud.requests[0].messages)
+    assert "As the document says under the section, seven years." in sent
+    assert "report" not in sent.lower()
+    assert "retention" not in sent.lower()
 
 
 def test_privacy_standard_names_the_documents(tmp_path: Path) -> None:
