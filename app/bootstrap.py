@@ -159,7 +159,7 @@ class Docent:
             plan,
             self.local_speed(),
             models,
-            routes.prices if routes else None,
+            routes.prices.cost if routes else None,
             stored=await summarizer.is_stored(plan),
         )
 

@@ -353,11 +353,13 @@ BOOK_PAGES_PER_CHAPTER = 10
 BOOK_FACT_PAGE = 4  # the page of its chapter that holds the fact
 
 
-def write_book_pdf(path: Path) -> Path:
-    """60 pages in six chapters, with an outline; page n of the file is printed n."""
+def write_book_pdf(
+    path: Path, chapters: Sequence[tuple[str, str, tuple[str, ...]]] = BOOK_CHAPTERS
+) -> Path:
+    """Ten pages a chapter (60 pages), with an outline; page n of the file is printed n."""
     doc = pymupdf.open()
     toc = []
-    for title, fact, description in BOOK_CHAPTERS:
+    for title, fact, description in chapters:
         toc.append([1, title, len(doc) + 1])
         for number in range(1, BOOK_PAGES_PER_CHAPTER + 1):
             lines = [title] if number == 1 else []

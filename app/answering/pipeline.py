@@ -31,6 +31,8 @@ from app.answering.events import (
 )
 from app.answering.extraction import extract, value_kind
 from app.answering.metrics import AnswerMetrics
+from app.answering.summary import Summarizer
+from app.answering.summary_request import summary_request
 from app.cjk import estimate_tokens
 from app.documents.chunking import cited_as
 from app.index import HistoryRecord, Library, Passage
@@ -195,6 +197,11 @@ class Answerer:
         question = question.strip()
         if not question:
             yield Failed("the question is empty", None)
+            return
+        if (request := summary_request(question)) is not None:
+            summarizer = Summarizer.beside(self)
+            async for event in summarizer.answer(request, question, scope, cancel, route):
+                yield event
             return
         key: CacheKey | None = None
         if self.cache.enabled and route is None:

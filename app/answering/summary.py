@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from app.answering.citations import Attribution, CitationTracker
 from app.answering.events import (
@@ -42,7 +42,6 @@ from app.answering.sections import Section, page_sources, select_part, split
 from app.answering.summary_request import SummaryRequest
 from app.catalog import Speed
 from app.cjk import estimate_tokens
-from app.cloud.pricing import PriceTable
 from app.errors import DocentError
 from app.index import DocumentInfo, HistoryRecord, Library
 from app.llm.engine import (
@@ -59,9 +58,6 @@ from app.llm.engine import (
 from app.llm.speed import LONG_PROMPT_RATE
 from app.routing import NO_CLOUD, RouteDecision, RoutePolicy, RouteUnavailable
 from app.settings import Settings
-
-if TYPE_CHECKING:
-    from app.answering.pipeline import Answerer
 
 # A section's summary: two or three sentences. The overview: the same.
 SECTION_SUMMARY_TOKENS = 120
@@ -175,12 +171,12 @@ def estimate(
     plan: SummaryPlan,
     speed: Speed | None,
     cloud_models: Sequence[str],
-    prices: PriceTable | None,
+    cost: Callable[[str, int, int], float | None] | None,
     *,
     stored: bool = False,
 ) -> Estimate:
     """Local time from the measured prefill and decode rates (a long prompt reads at the rate a
-    typical question's does, see speed.py); each cloud model's cost from the price table."""
+    typical question's does, see speed.py); each cloud model's `cost` from the price table."""
     prompt, completion = plan.prompt_tokens, plan.completion_tokens
     local_s = None
     if speed is not None:
@@ -188,7 +184,7 @@ def estimate(
             prompt / (speed.prefill_tok_s * LONG_PROMPT_RATE) + completion / speed.decode_tok_s
         )
     cloud = tuple(
-        RouteCost(model, prices.cost(model, prompt, completion) if prices else None)
+        RouteCost(model, cost(model, prompt, completion) if cost else None)
         for model in cloud_models
     )
     return Estimate(plan.steps, prompt, completion, local_s, cloud, stored)
@@ -241,6 +237,17 @@ class _Run:
         )
 
 
+class AnsweringParts(Protocol):
+    """What a summary shares with answering (an Answerer has them all)."""
+
+    library: Library
+    local: ChatEngine
+    policy: RoutePolicy
+    settings: Settings
+    cloud_engine: Callable[[str], ChatEngine] | None
+    on_cost: Callable[[float | None], None] | None
+
+
 class Summarizer:
     """Plan a document's summary (its sections, what it will take), then write it or replay the
     stored one. Routes as answers do: local unless the user picks a cloud model, which the
@@ -264,7 +271,7 @@ class Summarizer:
         self._system = summary_prompt()
 
     @classmethod
-    def beside(cls, answerer: Answerer) -> Summarizer:
+    def beside(cls, answerer: AnsweringParts) -> Summarizer:
         """Over an answerer's parts: its library, engines, router and budget."""
         return cls(
             answerer.library,
@@ -309,15 +316,50 @@ class Summarizer:
         )
         return None if raw is None else dict(json.loads(raw))
 
+    async def answer(
+        self,
+        request: SummaryRequest,
+        question: str,
+        scope: Sequence[int] | None,
+        cancel: CancelToken,
+        route: str | None,
+    ) -> AsyncIterator[AnswerEvent]:
+        """A question that asks for a summary: of the one document in scope (or in the
+        library), as an answer's events; each step's start is a Status."""
+        if scope is None:
+            documents = [d.id for d in await self.library.documents()]
+        else:
+            documents = list(dict.fromkeys(scope))
+        if len(documents) != 1:
+            yield Failed(
+                "Which document? Choose the one to summarize (tick it, or pass --doc)."
+                if documents
+                else "No documents are indexed yet: add some first.",
+                None,
+            )
+            return
+        try:
+            plan = await self.plan(documents[0], request)
+        except DocentError as error:
+            yield Failed(str(error), None)
+            return
+        async for event in self.summarize(plan, cancel, route, question):
+            if isinstance(event, SummaryProgress):
+                yield Status(f"summarizing {event.step} of {event.steps}: {event.what}")
+            else:
+                yield event
+
     async def summarize(
         self,
         plan: SummaryPlan,
         cancel: CancelToken | None = None,
         route: str | None = None,
         question: str | None = None,
+        model: str | None = None,
     ) -> AsyncIterator[SummaryEvent]:
-        """`route` "local" or "cloud" (None: the stored summary, else the local model);
-        `question` is what the user asked, when a question asked for the summary."""
+        """`route` "local" or "cloud" (None: the stored summary, else the local model), `model`
+        the cloud model the user picked (None: the router's); `question` is what the user
+        asked, when a question asked for the summary."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
         question = question or plan.label
@@ -327,6 +369,8 @@ class Summarizer:
             return
         try:
             decision = self._decide(question, route)
+            if decision.route == "cloud" and model is not None:
+                decision = dataclasses.replace(decision, model=model)
         except RouteUnavailable as unavailable:
             yield Failed(str(unavailable), None)
             return
@@ -359,7 +403,8 @@ class Summarizer:
             partials.append(run.text[start:].strip())
             if run.cancelled or run.error:
                 break
-            yield self._write(run, "\n\n")
+            if several:
+                yield self._write(run, "\n\n")
         if several and not (run.cancelled or run.error):
             yield SummaryProgress(plan.steps, plan.steps, "overview")
             yield self._write(run, f"{OVERVIEW}: ")
