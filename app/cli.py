@@ -170,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve-mcp",
         help="serve the library to other MCP clients (tools: search_documents, read_page, "
-        "list_documents, ask)",
+        "list_documents, ask, summarize_document)",
     )
     serve.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
     serve.add_argument(

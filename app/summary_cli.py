@@ -11,7 +11,7 @@ from typing import Any
 
 from app.answering import Citation, Failed, Finished, RouteDecided, SourcesFound, Status, Token
 from app.answering.summary import Estimate, SummaryProgress
-from app.answering.summary_request import SummaryRequest
+from app.answering.summary_request import chapter_request
 from app.bootstrap import Docent
 from app.index import DocumentInfo
 from app.llm.engine import CancelToken
@@ -47,13 +47,7 @@ async def summarize(
         if docent.cloud is not None:
             await docent.cloud.settled()
     summarizer = await docent.summarizer()
-    request = SummaryRequest()
-    if chapter is not None:
-        request = (
-            SummaryRequest(chapter=int(chapter))
-            if chapter.isdigit()
-            else SummaryRequest(title=chapter)
-        )
+    request = chapter_request(chapter)
     plan = await summarizer.plan(document.id, request)
     estimate = await docent.summary_estimate(summarizer, plan)
     result: dict[str, Any] = {

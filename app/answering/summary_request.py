@@ -73,3 +73,11 @@ def summary_request(question: str) -> SummaryRequest | None:
     if match := _ZH_PART.match(question):
         return SummaryRequest(chapter=number_of(match.group(1) or match.group(2)))
     return None
+
+
+def chapter_request(chapter: str | None) -> SummaryRequest:
+    """A chapter named on a command line or by a tool: its number, or words of its heading."""
+    if chapter is None or not chapter.strip():
+        return SummaryRequest()
+    number = number_of(chapter)
+    return SummaryRequest(chapter=number) if number is not None else SummaryRequest(title=chapter)
