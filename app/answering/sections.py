@@ -159,7 +159,8 @@ _CHAPTER_HEADING = re.compile(
     r"^\s*(?:(?:chapter|chap\.|ch\.|part|section)\s*(\w+)|第\s*([0-9零一二三四五六七八九十两]+)\s*[章节部篇])",
     re.IGNORECASE,
 )
-_NUMBERED_HEADING = re.compile(r"^\s*(\d+)(?:[.:)\s]|$)")
+# "3 Ships", "3. Ships", "3) Ships"; not a subsection's "3.1 Sails".
+_NUMBERED_HEADING = re.compile(r"^\s*(\d+)[.:)]?(?:\s|$)")
 
 
 def _heading_number(heading: str) -> int | None:
@@ -174,8 +175,8 @@ def select_part(
     sections: Sequence[Section], number: int | None, title: str | None
 ) -> list[Section]:
     """The sections of one chapter: the one headed "Chapter n" (or "n. …", "第n章"), else the
-    n-th heading; or the one whose heading holds `title`. A chapter runs until the next
-    numbered heading, so its subsections come with it; any other part is its heading's own."""
+    n-th heading; or the one whose heading holds `title`. A numbered chapter's numbered
+    subsections come with it; any other part is its heading's own."""
     headings = list(dict.fromkeys(s.heading for s in sections if s.heading))
     chosen: str | None = None
     if number is not None:
@@ -190,12 +191,13 @@ def select_part(
         listed = "; ".join(headings[:12]) or "it has no headings"
         raise PartNotFound(f"the document has no {asked} (its sections: {listed})")
     start = next(i for i, s in enumerate(sections) if s.heading == chosen)
-    numbered = _heading_number(chosen) is not None
+    # A numbered chapter keeps its numbered subsections ("3.1 …", "3.2 …").
+    number = _heading_number(chosen)
+    subsection = re.compile(rf"^\s*{number}\.\d") if number is not None else None
     part = [sections[start]]
     for section in sections[start + 1 :]:
-        heading = section.heading
-        ends = not numbered or heading is None or _heading_number(heading) is not None
-        if heading != chosen and ends:
+        heading = section.heading or ""
+        if heading != chosen and not (subsection and subsection.match(heading)):
             break
         part.append(section)
     return part

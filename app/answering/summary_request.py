@@ -18,7 +18,7 @@ _NUMBER = rf"(\d{{1,3}}|{'|'.join(NUMBER_WORDS)})"
 _HAN_NUMBER = r"([0-9零一二三四五六七八九十两]{1,4})"
 
 _WHOLE = re.compile(
-    rf"^\s*(?:what\s+(?:is|'s)\s+(?:(?:this|the|that)\s+{_DOCUMENT}|this|it)\s+about"
+    rf"^\s*(?:what(?:\s+is|['’]s)\s+(?:(?:this|the|that)\s+{_DOCUMENT}|this|it)\s+about"
     rf"|what\s+(?:does|do)\s+(?:this|the|that)\s+{_DOCUMENT}\s+(?:say|cover|contain|talk about)"
     rf"|(?:please\s+)?(?:summari[sz]e|sum up|give (?:me )?(?:a |an )?(?:summary|overview) of)"
     rf"\s+(?:(?:this|the|that|the whole|the entire)\s+{_DOCUMENT})"
@@ -29,7 +29,7 @@ _WHOLE = re.compile(
 )
 _PART = re.compile(
     rf"^\s*(?:please\s+)?(?:summari[sz]e|sum up|give (?:me )?(?:a |an )?(?:summary|overview) of"
-    rf"|what\s+(?:is|'s)\s+in|what\s+does)\s+(?:the\s+)?{_CHAPTER_WORDS}\s*{_NUMBER}\b"
+    rf"|what(?:\s+is|['’]s)\s+in|what\s+does)\s+(?:the\s+)?{_CHAPTER_WORDS}\s*{_NUMBER}\b"
     rf"(?:\s+(?:say|cover|about))?(?:\s+please)?\s*[?.!]*\s*$"
     rf"|^\s*(?:please\s+)?(?:summari[sz]e|sum up)\s+(?:the\s+)?{_CHAPTER_WORDS}\s+"
     rf"(?:on|about|called|titled)\s+[\"“']?(.+?)[\"”']?\s*[?.!]*\s*$",
