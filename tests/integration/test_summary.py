@@ -4,12 +4,24 @@ document's summary is gone."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
-from app.answering import Citation, Finished, RouteDecided, SourcesFound, Token
+from app.answering import (
+    AnswerEvent,
+    Citation,
+    Failed,
+    Finished,
+    RouteDecided,
+    SourcesFound,
+    Status,
+    Token,
+)
 from app.answering.summary import OVERVIEW, SummaryEvent, SummaryProgress
 from app.bootstrap import Docent
+from app.routing import NO_CLOUD
+from tests.conftest import docent as cli
 from tests.documents import BOOK_CHAPTERS, BOOK_PAGES_PER_CHAPTER, write_book_pdf, write_pdf
 from tests.integration.conftest import index_all, opened, run
 
@@ -98,3 +110,58 @@ def test_a_changed_document_loses_its_stored_summary(tmp_path: Path) -> None:
     assert stored
     assert not stored_after_change
     assert none_left
+
+
+def test_questions_asking_for_a_summary_reach_the_summarizer(tmp_path: Path) -> None:
+    async def scenario() -> tuple[list[AnswerEvent], list[AnswerEvent]]:
+        async with opened(embeddings=False) as docent:
+            book = write_book_pdf(tmp_path / "book.pdf", BOOK_CHAPTERS[:3])
+            await index_all(docent, [book, write_pdf(tmp_path / "report.pdf")])
+            (document,) = await docent.library.match_documents([str(book)])
+            answerer = await docent.answerer()
+            chapter = [e async for e in answerer.answer("总结第三章", [document.id])]
+            unscoped = [e async for e in answerer.answer("What is this document about?")]
+            return chapter, unscoped
+
+    chapter, unscoped = run(scenario())
+    statuses = [e.text for e in chapter if isinstance(e, Status)]
+    assert statuses == ["summarizing 1 of 1: Chapter 3: The Valley Railway (pages 21–30)"]
+    finished = chapter[-1]
+    assert isinstance(finished, Finished)
+    assert "Okafor" in finished.answer
+    assert finished.citations
+    assert {c.page for c in finished.citations} <= set(range(21, 31))
+    # Two documents and none chosen: which one is meant cannot be guessed.
+    assert unscoped == [
+        Failed("Which document? Choose the one to summarize (tick it, or pass --doc).", None)
+    ]
+
+
+def test_the_summarize_command_estimates_streams_and_refuses_bad_input(tmp_path: Path) -> None:
+    book = write_book_pdf(tmp_path / "book.pdf", BOOK_CHAPTERS[:2])
+    assert cli("index", "--no-embed", str(book)).returncode == 0
+
+    estimated = cli("summarize", "book.pdf", "--estimate", "--json")
+    assert estimated.returncode == 0, estimated.stderr
+    plan = json.loads(estimated.stdout)["estimate"]
+    assert (plan["steps"], plan["stored"], plan["cloud"]) == (3, False, [])
+    assert plan["prompt_tokens"] > 500
+
+    made = cli("summarize", "book.pdf", "--chapter", "2")
+    assert made.returncode == 0, made.stderr
+    assert "[1/1: Chapter 2: The Hillside Orchard (pages 11–20)]" in made.stderr
+    summary, _, rest = made.stdout.partition("\nPages cited: ")
+    assert "Quillan" in summary
+    pages = rest.splitlines()[0].split(", ")
+    assert pages
+    assert all(11 <= int(page) <= 20 for page in pages)
+
+    for arguments, error in (
+        (["nothing.pdf"], "docent: no indexed document matches 'nothing.pdf' (see `docent docs`)"),
+        (["book.pdf", "--chapter", "9"], "docent: the document has no chapter 9 (its sections: "),
+        (["book.pdf", "--route", "cloud"], f"docent: {NO_CLOUD}"),
+    ):
+        refused = cli("summarize", *arguments)
+        assert refused.returncode != 0
+        assert error in refused.stderr
+        assert "Traceback" not in refused.stderr
