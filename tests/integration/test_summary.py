@@ -8,6 +8,8 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from app.answering import (
     AnswerEvent,
     Citation,
@@ -20,10 +22,12 @@ from app.answering import (
 )
 from app.answering.summary import OVERVIEW, SummaryEvent, SummaryProgress
 from app.bootstrap import Docent
+from app.paths import Paths
 from app.routing import NO_CLOUD
 from tests.conftest import docent as cli
 from tests.documents import BOOK_CHAPTERS, BOOK_PAGES_PER_CHAPTER, write_book_pdf, write_pdf
 from tests.integration.conftest import index_all, opened, run
+from tests.integration.test_cloud_route import configure
 
 
 async def summarize(docent: Docent, path: Path) -> list[SummaryEvent]:
@@ -165,3 +169,39 @@ def test_the_summarize_command_estimates_streams_and_refuses_bad_input(tmp_path:
         assert refused.returncode != 0
         assert error in refused.stderr
         assert "Traceback" not in refused.stderr
+
+
+def test_a_cloud_route_is_priced_before_and_after_and_privacy_can_refuse_it(
+    isolated_paths: Paths, llama_server: str, tmp_path: Path
+) -> None:
+    configure(isolated_paths, llama_server)  # llama.cpp's server as the provider, priced
+    book = write_book_pdf(tmp_path / "book.pdf", BOOK_CHAPTERS[:2])
+    assert cli("index", "--no-embed", str(book)).returncode == 0
+
+    estimated = json.loads(cli("summarize", "book.pdf", "--estimate", "--json").stdout)
+    plan = estimated["estimate"]
+    (cloud,) = plan["cloud"]
+    assert cloud["model"] == "llama/qwen-mini"
+    expected = (plan["prompt_tokens"] * 100.0 + plan["completion_tokens"] * 200.0) / 1e6
+    assert cloud["cost_usd"] == pytest.approx(expected)
+
+    made = cli("summarize", "book.pdf", "--route", "cloud", "--json")
+    assert made.returncode == 0, made.stderr
+    result = json.loads(made.stdout)
+    assert (result["route"]["route"], result["route"]["model"]) == ("cloud", "llama/qwen-mini")
+    assert "Brask" in result["summary"]
+    metrics = result["metrics"]
+    assert metrics["prompt_tokens"] <= plan["prompt_tokens"]  # the estimate is an upper bound
+    assert metrics["cost_usd"] == pytest.approx(
+        (metrics["prompt_tokens"] * 100.0 + metrics["completion_tokens"] * 200.0) / 1e6
+    )
+    assert 0 < metrics["cost_usd"] <= cloud["cost_usd"]
+
+    settings = json.loads(isolated_paths.settings_file.read_text())
+    settings["routing"] = {"privacy": "never"}
+    isolated_paths.settings_file.write_text(json.dumps(settings))
+    refused = cli("summarize", "book.pdf", "--route", "cloud")
+    assert refused.returncode == 1
+    assert "docent: privacy is set to never send anything to the cloud" in refused.stderr
+    never = json.loads(cli("summarize", "book.pdf", "--estimate", "--json").stdout)
+    assert never["estimate"]["cloud"] == []
