@@ -576,16 +576,7 @@ def _history(
         answer=summary,
         status=status,
         error=error,
-        route=metrics.route,
-        model=metrics.model,
-        reason=metrics.reason,
         citations=[source.as_dict() for source in cited],
-        retrieval_s=metrics.retrieval_s,
-        ttft_s=metrics.ttft_s,
-        total_s=metrics.total_s,
-        prompt_tokens=metrics.prompt_tokens,
-        completion_tokens=metrics.completion_tokens,
-        tokens_per_s=metrics.tokens_per_s,
-        cost_usd=metrics.cost_usd,
         grounded=None,
+        **metrics.as_dict(),  # route, model, reason, timings, tokens, cost
     )
