@@ -28,7 +28,7 @@ def describe(estimate: Estimate) -> list[str]:
     if not estimate.cloud:
         lines.append("cloud: no cloud configured")
     for route in estimate.cloud:
-        cost = "price unknown" if route.cost_usd is None else f"about ${route.cost_usd:.4f}"
+        cost = "price unknown" if route.cost_usd is None else f"at most ${route.cost_usd:.4f}"
         lines.append(f"cloud {route.model}: {cost}")
     return lines
 

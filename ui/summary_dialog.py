@@ -97,7 +97,7 @@ class SummaryDialog(QDialog):
         )
         self.route.addItem(f"Local model: {self.estimate.describe_local()}", ("local", None))
         for cloud in self.estimate.cloud:
-            cost = "price unknown" if cloud.cost_usd is None else f"about ${cloud.cost_usd:.4f}"
+            cost = "price unknown" if cloud.cost_usd is None else f"at most ${cloud.cost_usd:.4f}"
             self.route.addItem(f"Cloud {cloud.model}: {cost}", ("cloud", cloud.model))
         if not self.estimate.cloud:
             self.route.addItem("Cloud: no cloud configured", None)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from app.answering.sections import PartNotFound, page_sources, select_part, split
-from app.answering.summary import SummaryPlan, estimate
+from app.answering.summary import WRITTEN_SHARE, SummaryPlan, estimate, summary_prompt
 from app.answering.summary_request import SummaryRequest, chapter_request, summary_request
 from app.catalog import Speed
+from app.cjk import estimate_tokens
 from app.index import DocumentInfo, StoredChunk
 
 WHOLE = SummaryRequest()
@@ -153,7 +154,9 @@ def test_the_estimate_says_local_time_and_each_cloud_models_cost() -> None:
         return (prompt * per_input + completion * per_output) / 1_000_000
 
     found = estimate(plan, Speed(prefill_tok_s=100.0, decode_tok_s=10.0), ["cheap", "new"], cost)
-    expected_s = plan.prompt_tokens / 85.0 + plan.completion_tokens / 10.0
+    system = estimate_tokens(summary_prompt())
+    read = plan.prompt_tokens - (plan.steps - 1) * system  # the system prompt's KV is reused
+    expected_s = read / 85.0 + plan.completion_tokens * WRITTEN_SHARE / 10.0
     assert found.local_s == pytest.approx(expected_s)
     assert found.describe_local().startswith("about ")
     assert [c.model for c in found.cloud] == ["cheap", "new"]
