@@ -397,9 +397,9 @@ class Summarizer:
         partials: list[str] = []
         for step, section in enumerate(plan.sections, start=1):
             yield SummaryProgress(step, plan.steps, section.title)
-            start = len(run.text)
             if several:
                 yield self._write(run, f"{section.title}\n")
+            start = len(run.text)  # the partial summary alone: titles and pages stay here
             messages = self._section_messages(section, names)
             tracker = CitationTracker(section.sources)
             async for event in self._generate(
