@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 from app.answering import Answerer
 from app.answering.budget import Budget
 from app.answering.cache import AnswerCache
-from app.catalog import Catalog, Progress, ensure_model
+from app.answering.summary import Estimate, Summarizer, SummaryPlan, estimate
+from app.catalog import Catalog, ModelError, Progress, Speed, ensure_model
 from app.cloud.health import HealthListener
 from app.cloud.pricing import PriceTable
 from app.cloud.session import CloudSession
@@ -26,7 +27,7 @@ from app.embeddings import E5Embedder, Embedder
 from app.index import Library
 from app.intake import Intake
 from app.llm.chat_model import LocalChatModel
-from app.llm.speed import check_speed, switch_due
+from app.llm.speed import check_speed, predict, switch_due
 from app.paths import Paths
 from app.routing import AutoPolicy
 from app.secrets import SecretStore
@@ -128,6 +129,38 @@ class Docent:
             cloud_engine=routes.engine if routes else None,
             cache=self.cache,
             on_cost=self.budget.spend,
+        )
+
+    async def summarizer(self, progress: Progress | None = None) -> Summarizer:
+        """Summaries over the answering pipeline's parts (engines, router, budget)."""
+        return Summarizer.beside(await self.answerer(progress))
+
+    def local_speed(self) -> Speed | None:
+        """The chat model's speed on this computer: measured by the speed check, or predicted
+        from it for another catalog model; None when never measured (or a user's own GGUF)."""
+        check = self._settings.speed_check
+        if check is None:
+            return None
+        measured = Speed(check.prefill_tok_s, check.decode_tok_s)
+        chat_model = self.settings.local.chat_model
+        if chat_model == check.model:
+            return measured
+        try:
+            return predict(self.catalog.get(check.model), measured, self.catalog.get(chat_model))
+        except ModelError:
+            return None
+
+    async def summary_estimate(self, summarizer: Summarizer, plan: SummaryPlan) -> Estimate:
+        """What the summary takes locally and costs on each cloud model the privacy rule allows."""
+        routes = self.cloud_session.routes
+        allowed = self.settings.routing.privacy != "never"
+        models = [m.model for m in self.cloud_session.models() if m.healthy] if allowed else []
+        return estimate(
+            plan,
+            self.local_speed(),
+            models,
+            routes.prices.cost if routes else None,
+            stored=await summarizer.is_stored(plan),
         )
 
     async def use_chat_model(self, choice: str) -> None:

@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
+from app import summary_cli
 from app.answering import (
     Citation,
     Failed,
@@ -110,6 +111,24 @@ def build_parser() -> argparse.ArgumentParser:
     kept.add_argument("--delete", type=int, metavar="ID", help="delete a conversation")
     kept.add_argument("--json", action="store_true")
 
+    summarize = commands.add_parser(
+        "summarize", help="summarize a document, citing its pages (stored: instant next time)"
+    )
+    summarize.add_argument("document", metavar="DOCUMENT", help="id, path or file name")
+    summarize.add_argument(
+        "--chapter", default=None, help="only this chapter: its number or words of its heading"
+    )
+    summarize.add_argument(
+        "--route",
+        choices=["local", "cloud"],
+        default=None,
+        help="make it on this route (default: the stored summary, else the local model)",
+    )
+    summarize.add_argument(
+        "--estimate", action="store_true", help="only say what it would take, and exit"
+    )
+    summarize.add_argument("--json", action="store_true", help="print one JSON object instead")
+
     docs = commands.add_parser("docs", help="list the indexed documents")
     docs.add_argument("--json", action="store_true")
 
@@ -172,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve-mcp",
         help="serve the library to other MCP clients (tools: search_documents, read_page, "
-        "list_documents, ask)",
+        "list_documents, ask, summarize_document)",
     )
     serve.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
     serve.add_argument(
@@ -256,6 +275,16 @@ async def _dispatch(arguments: argparse.Namespace) -> int:
             case "conversations":
                 return await conversations_command(
                     docent.library, arguments.show, arguments.delete, arguments.json
+                )
+            case "summarize":
+                (document,) = await _resolve(docent, [arguments.document])
+                return await summary_cli.summarize(
+                    docent,
+                    document,
+                    chapter=arguments.chapter,
+                    route=arguments.route,
+                    as_json=arguments.json,
+                    estimate_only=arguments.estimate,
                 )
             case "docs":
                 return await _docs(docent, arguments.json)

@@ -306,3 +306,86 @@ def write_office_bomb(path: Path, inflated_mb: int) -> Path:
     types = b'<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'
     body = deflate_repeated((b" " * (1 << 20), inflated_mb))
     return write_zip(path, [("[Content_Types].xml", types), ("word/document.xml", body)])
+
+
+# A book of six chapters of ten pages; each chapter holds one fact (a made-up name) on one page
+# among pages that only describe its subject: what a summary must keep, and cite by page.
+BOOK_CHAPTERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    (
+        "Chapter 1: The Harbour Lighthouse",
+        "The first keeper of the harbour lighthouse was Ottilie Brask, who kept its lamp lit "
+        "for 41 years.",
+        (
+            "The lighthouse stands at the end of the northern pier.",
+            "Its lamp turns every twelve seconds through the night.",
+            "Ships use its light to find the channel into the harbour.",
+        ),
+    ),
+    (
+        "Chapter 2: The Hillside Orchard",
+        "The orchard's golden apple was bred by Teodor Quillan in 1923.",
+        (
+            "The orchard covers the southern slope above the village.",
+            "Apple trees there are pruned in late winter.",
+            "The harvest is picked by hand in October.",
+        ),
+    ),
+    (
+        "Chapter 3: The Valley Railway",
+        "The valley railway was designed by the engineer Marisol Okafor.",
+        (
+            "The railway climbs the valley along the river.",
+            "Its trains stop at five small stations.",
+            "Goods and passengers share the single track.",
+        ),
+    ),
+    (
+        "Chapter 4: The Mountain Observatory",
+        "The comet seen from the observatory was discovered by Ingrid Halvorsen.",
+        (
+            "The observatory sits on the highest ridge of the mountain.",
+            "Its telescope opens on clear and cold nights.",
+            "Visitors may look through it on Fridays.",
+        ),
+    ),
+    (
+        "Chapter 5: The Market Bakery",
+        "The bakery was founded by Pellegrino Vasto, whose rye loaf is still sold.",
+        (
+            "The bakery opens before dawn on the market square.",
+            "Its ovens are fired with beech wood.",
+            "Bread is sold until the last loaf is gone.",
+        ),
+    ),
+    (
+        "Chapter 6: The River Bridge",
+        "The stone bridge over the river was built by the architect Yusuf Demirel.",
+        (
+            "The bridge crosses the river in seven arches.",
+            "Carts and walkers cross it every day.",
+            "Its parapet is repaired each spring.",
+        ),
+    ),
+)
+BOOK_PAGES_PER_CHAPTER = 10
+BOOK_FACT_PAGE = 4  # the page of its chapter that holds the fact
+
+
+def write_book_pdf(
+    path: Path, chapters: Sequence[tuple[str, str, tuple[str, ...]]] = BOOK_CHAPTERS
+) -> Path:
+    """Ten pages a chapter (60 pages), with an outline; page n of the file is printed n."""
+    doc = pymupdf.open()
+    toc = []
+    for title, fact, description in chapters:
+        toc.append([1, title, len(doc) + 1])
+        for number in range(1, BOOK_PAGES_PER_CHAPTER + 1):
+            lines = [title] if number == 1 else []
+            lines += [description[(number + i) % len(description)] for i in range(2)]
+            if number == BOOK_FACT_PAGE:
+                lines.append(fact)
+            text_page(doc, "\n\n".join(lines))
+    doc.set_toc(toc)
+    doc.save(path)
+    doc.close()
+    return path

@@ -84,11 +84,13 @@ class DocumentsPanel(QTreeWidget):
     """A row per document; ticked rows limit questions to those documents (none ticked: all).
 
     Signals: remove_requested(list) and reindex_requested(list) — paths chosen from the
-    context menu. The window feeds the panel the core's events.
+    context menu; summarize_requested(int) — the id of the one indexed document chosen. The
+    window feeds the panel the core's events.
     """
 
     remove_requested = Signal(list)
     reindex_requested = Signal(list)
+    summarize_requested = Signal(int)
 
     def __init__(self) -> None:
         super().__init__()
@@ -223,6 +225,9 @@ class DocumentsPanel(QTreeWidget):
         if not paths:
             return
         menu = QMenu(self)
+        ids = [item.data(NAME, ID_ROLE) for item in self.selectedItems()]
+        if len(ids) == 1 and ids[0] is not None:  # one document, indexed
+            menu.addAction("Summarize…", lambda: self.summarize_requested.emit(int(ids[0])))
         menu.addAction("Re-index", lambda: self.reindex_requested.emit(paths))
         menu.addAction("Remove from library", lambda: self.remove_requested.emit(paths))
         menu.exec(event.globalPos())

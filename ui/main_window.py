@@ -68,6 +68,7 @@ from ui.plain import plain_label, plain_tooltip
 from ui.session_panel import SessionPanel
 from ui.settings_dialog import SettingsDialog
 from ui.source_cards import Thumbnails
+from ui.summary_dialog import SummaryDialog
 from ui.window_state import WindowState
 
 if TYPE_CHECKING:
@@ -127,6 +128,8 @@ class MainWindow(QMainWindow):
         self.documents.reindex_requested.connect(
             lambda paths: self.add_paths([Path(p) for p in paths], force=True)
         )
+        self.documents.summarize_requested.connect(self.summarize)
+        self.summaries: list[SummaryDialog] = []
         self.conversation = ConversationPanel(Thumbnails(docent), self.background)
         self.conversation.source_clicked.connect(self.show_source)
         self.conversation.reask_requested.connect(self._reask)
@@ -235,6 +238,8 @@ class MainWindow(QMainWindow):
         self.stop()
         for preview in list(self.previews):
             await preview.close_async()
+        for summary in self.summaries:
+            await summary.close_async()
         if self.model_manager is not None:
             await self.model_manager.close_async()
         if self.benchmark is not None:
@@ -504,6 +509,13 @@ class MainWindow(QMainWindow):
         preview.finished.connect(self._forget_closed_previews)
         preview.show()
         return preview
+
+    def summarize(self, document_id: int) -> SummaryDialog:
+        dialog = SummaryDialog(self.docent, document_id, self)
+        dialog.source_clicked.connect(self.show_source)
+        self.summaries.append(dialog)
+        dialog.show()
+        return dialog
 
     def show_sent(self, text: str) -> QDialog:
         """Exactly what a cloud call sent: the privacy setting, made visible."""

@@ -34,6 +34,8 @@ from app.answering.events import (
 )
 from app.answering.extraction import extract, value_kind
 from app.answering.metrics import AnswerMetrics
+from app.answering.summary import Summarizer
+from app.answering.summary_request import summary_request
 from app.cjk import estimate_tokens
 from app.documents.chunking import cited_as
 from app.index import HistoryRecord, Library, Passage, conversations
@@ -208,6 +210,11 @@ class Answerer:
         question = question.strip()
         if not question:
             yield Failed("the question is empty", None)
+            return
+        if (request := summary_request(question)) is not None:
+            summarizer = Summarizer.beside(self)
+            async for event in summarizer.answer(request, question, scope, cancel, route):
+                yield event
             return
         key: CacheKey | None = None
         # A follow-up means what the turns before it make it mean: no cache entry answers it.

@@ -157,6 +157,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE history ADD COLUMN turn TEXT",
         "CREATE INDEX history_by_conversation ON history(conversation_id, id)",
     ),
+    # 7: stored summaries (app/answering/summary.py), one per document and part ('' for the
+    # whole document, else a chapter's heading), of the document's content (sha256): a
+    # reindexed document gets a new id, and its old summaries go with the old row.
+    (
+        """CREATE TABLE summaries (
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            part TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            made_at TEXT NOT NULL,
+            PRIMARY KEY (document_id, part)
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -285,6 +285,8 @@ class Store:
                 "UPDATE documents SET chunks = chunks + ? WHERE id = ?",
                 [len(appended), document_id],
             )
+            # A summary read the document without this page.
+            self.db.execute("DELETE FROM summaries WHERE document_id = ?", [document_id])
             return self._bump_index_version()
 
     def _insert_chunks(self, document_id: int, batch: list[Chunk]) -> None:
@@ -398,6 +400,42 @@ class Store:
             [document_id, page],
         ).fetchall()
         return [StoredChunk(*row) for row in rows]
+
+    def document_chunks(self, document_id: int) -> list[StoredChunk]:
+        """A document's chunks in reading order (what a summary reads); an OCR'd page's chunks
+        come after the others' in ordinal order, so pages order them first."""
+        rows = self.db.execute(
+            f"{_CHUNK_ROWS} WHERE c.document_id = ? ORDER BY c.page, c.ordinal", [document_id]
+        ).fetchall()
+        return [StoredChunk(*row) for row in rows]
+
+    # --- summaries -------------------------------------------------------------------------
+
+    def summary(self, document_id: int, part: str, sha256: str) -> str | None:
+        """The stored summary (JSON) of this version of the document, if any."""
+        row = self.db.execute(
+            "SELECT summary FROM summaries WHERE document_id = ? AND part = ? AND sha256 = ?",
+            [document_id, part, sha256],
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    def save_summary(self, document_id: int, part: str, sha256: str, summary: str) -> bool:
+        """Store (or replace) a summary; False when the document was removed or changed while
+        it was being made: a summary of an older version is not kept."""
+        with self.writing():
+            current = self.db.execute(
+                "SELECT sha256 FROM documents WHERE id = ?", [document_id]
+            ).fetchone()
+            if current is None or current[0] != sha256:
+                return False
+            self.db.execute(
+                """INSERT INTO summaries (document_id, part, sha256, summary, made_at)
+                   VALUES (?, ?, ?, ?, ?)
+                   ON CONFLICT(document_id, part) DO UPDATE SET sha256 = excluded.sha256,
+                     summary = excluded.summary, made_at = excluded.made_at""",
+                [document_id, part, sha256, summary, datetime.now(UTC).isoformat()],
+            )
+        return True
 
     # --- embeddings ------------------------------------------------------------------------
 

@@ -19,7 +19,9 @@ from pydantic import BaseModel, Field
 
 from app.answering import Failed, Finished, InConversation, Source, Token
 from app.answering.conversation import Conversation, ConversationNotFound, reopen
+from app.answering.summary_request import chapter_request
 from app.bootstrap import Docent
+from app.errors import DocentError
 from app.index import AmbiguousDocument, DocumentInfo, DocumentNotFound
 from app.llm.engine import CancelToken
 
@@ -125,6 +127,18 @@ class Answer(BaseModel):
     )
 
 
+class DocumentSummaryText(BaseModel):
+    document_id: int
+    document: str
+    part: str | None = Field(description="The chapter summarized; none for the whole document.")
+    summary: str = Field(
+        description="Each section's points under its title and pages, then an overview."
+    )
+    citations: list[CitedSource]
+    metrics: Metrics = Field(description="Route 'cache' when the stored summary was returned.")
+    cancelled: bool
+
+
 class LibraryTools:
     """What the tools do, over one Docent; failures a client can act on raise `ToolError`."""
 
@@ -221,6 +235,43 @@ class LibraryTools:
             cancel.cancel()  # the client went away mid-answer: stop generating for it
         raise ToolError("the answer ended without a result")  # the answerer always ends one
 
+    async def summarize(
+        self,
+        document: str,
+        chapter: str | None,
+        route: Literal["local", "cloud"] | None,
+        ctx: Context,
+    ) -> DocumentSummaryText:
+        (found,) = await self.resolve([document])
+        summarizer = await self.docent.summarizer()
+        try:
+            plan = await summarizer.plan(found.id, chapter_request(chapter))
+        except DocentError as refused:  # no such chapter, no text
+            raise ToolError(str(refused)) from None
+        cancel = CancelToken()
+        sent = 0
+        try:
+            async for event in summarizer.summarize(plan, cancel, route):
+                match event:
+                    case Token(text=text):
+                        sent += 1
+                        await ctx.report_progress(sent, None, text)
+                    case Failed(error=error):
+                        raise ToolError(error)
+                    case Finished() as finished:
+                        return DocumentSummaryText(
+                            document_id=found.id,
+                            document=found.name,
+                            part=plan.request.part or None,
+                            summary=finished.answer,
+                            citations=[_cited(source) for source in finished.citations],
+                            metrics=Metrics.model_validate(finished.metrics.as_dict()),
+                            cancelled=finished.cancelled,
+                        )
+        finally:
+            cancel.cancel()  # the client went away mid-summary: stop generating for it
+        raise ToolError("the summary ended without a result")  # the summarizer always ends one
+
 
 def _summary(document: DocumentInfo) -> DocumentSummary:
     return DocumentSummary(
@@ -279,7 +330,8 @@ def build_server(docent: Docent, token_verifier: TokenVerifier | None = None) ->
             "Docent's local document library. list_documents shows what is indexed; "
             "search_documents finds passages (document, page, score); read_page returns a "
             "page's text; ask answers from the documents with page citations, and streams the "
-            "answer's text as progress messages."
+            "answer's text as progress messages; summarize_document summarizes a document or "
+            "a chapter, citing pages."
         ),
         token_verifier=token_verifier,
         auth=auth,
@@ -338,6 +390,25 @@ def build_server(docent: Docent, token_verifier: TokenVerifier | None = None) ->
         """Answer a question from the documents, citing pages, with the route, latency and cost
         of the answer; partial text arrives as progress messages while it is written."""
         return await tools.ask(question, route, _names(documents), ctx, conversation_id)
+
+    @server.tool()
+    async def summarize_document(
+        document: Annotated[
+            int | str, Field(description="Document id, file name or indexed path.")
+        ],
+        ctx: Context,
+        chapter: Annotated[
+            str | None,
+            Field(description="Only this chapter: its number, or words of its heading."),
+        ] = None,
+        route: Annotated[
+            Literal["local", "cloud"] | None,
+            Field(description="Make it on this route; default: the stored summary, else local."),
+        ] = None,
+    ) -> DocumentSummaryText:
+        """Summarize a document (or a chapter) section by section, citing pages; a stored
+        summary of the same version returns at once. Text arrives as progress messages."""
+        return await tools.summarize(str(document), chapter, route, ctx)
 
     @server.resource(PAGE_URI, name="page", mime_type="text/plain")
     async def page_resource(document_id: str, page: str) -> str:

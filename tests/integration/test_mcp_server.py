@@ -93,7 +93,13 @@ def text_of(result: Any) -> str:
 async def exercise(client: Client, outside_file: Path) -> None:
     """Every tool and the page resource, their typed outputs, and their errors."""
     tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(tools) == {"list_documents", "search_documents", "read_page", "ask"}
+    assert set(tools) == {
+        "list_documents",
+        "search_documents",
+        "read_page",
+        "ask",
+        "summarize_document",
+    }
     assert all(tool.output_schema for tool in tools.values())
     assert set(tools["search_documents"].output_schema["properties"]) == {"query", "passages"}
 
@@ -182,6 +188,33 @@ async def ask(client: Client) -> None:
     assert text_of(unknown).endswith("there is no conversation 999999")
 
 
+async def summarize(client: Client) -> None:
+    """A summary streams as progress and cites pages; asked again, the stored one returns."""
+    partial: list[str] = []
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        partial.append(message or "")
+
+    made = await client.call_tool(
+        "summarize_document",
+        {"document": POLICY},
+        read_timeout_seconds=300,
+        progress_callback=progress,
+    )
+    assert not made.is_error, text_of(made)
+    summary = made.structured_content
+    assert "".join(partial).strip() == summary["summary"]
+    assert summary["citations"]
+    assert {c["document"] for c in summary["citations"]} == {POLICY}
+    assert summary["metrics"]["route"] == "local"
+    again = await client.call_tool("summarize_document", {"document": POLICY})
+    assert again.structured_content["summary"] == summary["summary"]
+    assert again.structured_content["metrics"]["route"] == "cache"
+    missing = await client.call_tool("summarize_document", {"document": POLICY, "chapter": "9"})
+    assert missing.is_error
+    assert "has no chapter 9" in text_of(missing)
+
+
 @pytest.fixture
 def outside_file(tmp_path: Path) -> Path:
     secret = tmp_path / "not-indexed.txt"
@@ -194,6 +227,7 @@ def test_the_python_sdk_client_over_stdio(served: Path, outside_file: Path) -> N
         async with stdio_client() as client:
             await exercise(client, outside_file)
             await ask(client)
+            await summarize(client)
 
     run(scenario())
 

@@ -1,0 +1,588 @@
+"""A document's summary, by map-reduce over its sections, cited by page like an answer.
+
+Map: each section (sections.py) is summarized on its own, its pages the numbered sources of a
+CitationTracker, so every sentence is cited by a page of that section. Reduce: a short overview
+of the whole from the sections' summaries. A 0.5B model asked to merge six partial summaries
+into one dropped most of their facts, so the summary keeps each section's points under its title
+and pages, and the overview comes last, as a reading aid rather than the only record.
+
+The summary speaks the answer's events (SourcesFound, RouteDecided, Token, Citation, Finished,
+Failed) so the CLI, the window and the MCP server render it as they render an answer, plus
+SummaryProgress (step n of N). A finished summary is stored with the document's content hash:
+asking again replays it without a model call, and a changed document's summary is gone with its
+old version.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Protocol
+
+from app.answering.citations import Attribution, CitationTracker
+from app.answering.events import (
+    AnswerEvent,
+    Citation,
+    Failed,
+    Finished,
+    RouteDecided,
+    Source,
+    SourcesFound,
+    Status,
+    Token,
+    Waiting,
+)
+from app.answering.metrics import AnswerMetrics
+from app.answering.sections import Section, page_sources, select_part, split
+from app.answering.summary_request import SummaryRequest
+from app.catalog import Speed
+from app.cjk import estimate_tokens
+from app.errors import DocentError
+from app.index import DocumentInfo, HistoryRecord, Library
+from app.llm.engine import (
+    CancelToken,
+    ChatEngine,
+    EngineError,
+    GenerationDone,
+    GenerationRequest,
+    Message,
+    Queued,
+    StatusReported,
+    TokenGenerated,
+)
+from app.llm.speed import LONG_PROMPT_RATE
+from app.routing import NO_CLOUD, RouteDecision, RoutePolicy, RouteUnavailable
+from app.settings import Settings
+
+# A section's summary: two or three sentences. The overview: the same.
+SECTION_SUMMARY_TOKENS = 120
+OVERVIEW_TOKENS = 120
+# Longest section read at once. The 0.5B model keeps a section's facts in a few sentences when
+# it reads a few pages; asked about 3,000 tokens at once it kept the first page's and lost the
+# rest. Longer sections are cut into page windows.
+SECTION_TOKENS = 1500
+# The share of its longest text a step writes: 36 % on the 60-page book of the tests (302 of
+# 840 tokens, bundled 0.5B model); a little more, so the estimate errs long.
+WRITTEN_SHARE = 0.5
+# The instruction, the section's title and the chat template around the text, in tokens.
+_PROMPT_OVERHEAD = 80
+
+_SECTION_INSTRUCTION = (
+    "Summarize this section in two or three sentences. Keep the names and numbers that matter."
+)
+_OVERVIEW_INSTRUCTION = "In two or three sentences, say what the whole document is about."
+OVERVIEW = "Overall"
+
+
+@cache
+def summary_prompt() -> str:
+    return (
+        resources.files("resources")
+        .joinpath("prompts/summary_system.txt")
+        .read_text(encoding="utf-8")
+        .strip()
+    )
+
+
+class SummaryError(DocentError):
+    """The document cannot be summarized (not in the library, no text, no such chapter)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryProgress:
+    """Step `step` of `steps` starts: a section ("Chapter 2 (pages 11–20)") or the overview."""
+
+    step: int
+    steps: int
+    what: str
+
+
+SummaryEvent = AnswerEvent | SummaryProgress
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryPlan:
+    document: DocumentInfo
+    request: SummaryRequest
+    sections: tuple[Section, ...]
+
+    @property
+    def sources(self) -> tuple[Source, ...]:
+        return tuple(source for section in self.sections for source in section.sources)
+
+    @property
+    def steps(self) -> int:
+        """A section each, and the overview when there are several."""
+        return len(self.sections) + (len(self.sections) > 1)
+
+    @property
+    def label(self) -> str:
+        """What the history and the dialog call this summary."""
+        part = f", {self.request.part}" if self.request.part else ""
+        return f"Summary of {self.document.name}{part}"
+
+    @property
+    def prompt_tokens(self) -> int:
+        system = estimate_tokens(summary_prompt())
+        sections = sum(system + s.tokens + _PROMPT_OVERHEAD for s in self.sections)
+        overview = 0
+        if len(self.sections) > 1:
+            overview = system + _PROMPT_OVERHEAD + len(self.sections) * SECTION_SUMMARY_TOKENS
+        return sections + overview
+
+    @property
+    def completion_tokens(self) -> int:
+        """At most: every step writing its longest."""
+        return len(self.sections) * SECTION_SUMMARY_TOKENS + (len(self.sections) > 1) * (
+            OVERVIEW_TOKENS
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RouteCost:
+    model: str
+    cost_usd: float | None  # None: the price table does not list the model
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """What a summary will take, said before it starts (tokens at most; time at the measured
+    local rates, None when they were never measured)."""
+
+    steps: int
+    prompt_tokens: int
+    completion_tokens: int
+    local_s: float | None
+    cloud: tuple[RouteCost, ...]
+    stored: bool  # a summary of this version is stored: opening it costs nothing
+
+    def describe_local(self) -> str:
+        if self.stored:
+            return "stored: opens at once"
+        if self.local_s is None:
+            return "time unknown (run the speed check in Settings)"
+        minutes, seconds = divmod(round(self.local_s), 60)
+        return f"about {minutes} min {seconds:02d} s" if minutes else f"about {seconds} s"
+
+
+def estimate(
+    plan: SummaryPlan,
+    speed: Speed | None,
+    cloud_models: Sequence[str],
+    cost: Callable[[str, int, int], float | None] | None,
+    *,
+    stored: bool = False,
+) -> Estimate:
+    """Local time from the measured prefill and decode rates (a long prompt reads at the rate a
+    typical question's does, see speed.py): the system prompt is read once (its KV cache is
+    reused), and a step writes about WRITTEN_SHARE of its longest. Each cloud model's `cost`,
+    from the price table, is at most: every call pays for its whole prompt and longest text."""
+    prompt, completion = plan.prompt_tokens, plan.completion_tokens
+    local_s = None
+    if speed is not None:
+        read = prompt - (plan.steps - 1) * estimate_tokens(summary_prompt())
+        local_s = read / (speed.prefill_tok_s * LONG_PROMPT_RATE) + (
+            completion * WRITTEN_SHARE / speed.decode_tok_s
+        )
+    cloud = tuple(
+        RouteCost(model, cost(model, prompt, completion) if cost else None)
+        for model in cloud_models
+    )
+    return Estimate(plan.steps, prompt, completion, local_s, cloud, stored)
+
+
+@dataclass
+class _Run:
+    """A summary being written: its text, what it cites, and what it cost."""
+
+    decision: RouteDecision
+    text: str = ""
+    cited: list[Source] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = 0.0
+    first_token_at: float | None = None
+    decode_s: float = 0.0
+    cancelled: bool = False
+    error: str | None = None
+
+    def done(self, generation: GenerationDone) -> None:
+        self.prompt_tokens += generation.prompt_tokens
+        self.completion_tokens += generation.completion_tokens
+        if self.cost_usd is not None:
+            self.cost_usd = (
+                None if generation.cost_usd is None else self.cost_usd + generation.cost_usd
+            )
+        first, last = generation.first_token_at, generation.last_token_at
+        if first is not None and last is not None:
+            self.first_token_at = self.first_token_at or first
+            self.decode_s += last - first
+        self.cancelled = generation.finish_reason == "cancelled"
+
+    def metrics(self, started: float, read: float) -> AnswerMetrics:
+        rate = None
+        if self.decode_s > 0 and self.completion_tokens > 1:
+            rate = self.completion_tokens / self.decode_s
+        return AnswerMetrics(
+            route=self.decision.route,
+            model=self.decision.model,
+            reason=self.decision.reason,
+            retrieval_s=read - started,
+            ttft_s=None if self.first_token_at is None else self.first_token_at - started,
+            total_s=time.perf_counter() - started,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            tokens_per_s=rate,
+            cost_usd=self.cost_usd,
+        )
+
+
+class AnsweringParts(Protocol):
+    """What a summary shares with answering (an Answerer has them all)."""
+
+    library: Library
+    local: ChatEngine
+    policy: RoutePolicy
+    settings: Settings
+    cloud_engine: Callable[[str], ChatEngine] | None
+    on_cost: Callable[[float | None], None] | None
+
+
+class Summarizer:
+    """Plan a document's summary (its sections, what it will take), then write it or replay the
+    stored one. Routes as answers do: local unless the user picks a cloud model, which the
+    policy's privacy and budget rules may refuse."""
+
+    def __init__(
+        self,
+        library: Library,
+        local: ChatEngine,
+        policy: RoutePolicy,
+        settings: Settings,
+        cloud_engine: Callable[[str], ChatEngine] | None = None,
+        on_cost: Callable[[float | None], None] | None = None,
+    ) -> None:
+        self.library = library
+        self.local = local
+        self.policy = policy
+        self.settings = settings
+        self.cloud_engine = cloud_engine
+        self.on_cost = on_cost
+        self._system = summary_prompt()
+
+    @classmethod
+    def beside(cls, answerer: AnsweringParts) -> Summarizer:
+        """Over an answerer's parts: its library, engines, router and budget."""
+        return cls(
+            answerer.library,
+            answerer.local,
+            answerer.policy,
+            answerer.settings,
+            answerer.cloud_engine,
+            answerer.on_cost,
+        )
+
+    async def plan(self, document_id: int, request: SummaryRequest | None = None) -> SummaryPlan:
+        """The sections to read; `request` names a chapter (None: the whole document)."""
+        request = request or SummaryRequest()
+        document = await self.library.read(lambda store: store.document(document_id))
+        if document is None:
+            raise SummaryError(f"document {document_id} is not in the library")
+        chunks = await self.library.read(lambda store: store.document_chunks(document_id))
+        if not chunks:
+            raise SummaryError(f"{document.name} has no text to summarize")
+        sections = split(page_sources(chunks), self._section_budget())
+        if request.chapter is not None or request.title:
+            sections = select_part(sections, request.chapter, request.title)
+        return SummaryPlan(document, request, tuple(sections))
+
+    def _section_budget(self) -> int:
+        """What fits the local model's context beside the prompt and the summary it writes."""
+        room = (
+            self.settings.local.n_ctx
+            - estimate_tokens(self._system)
+            - _PROMPT_OVERHEAD
+            - SECTION_SUMMARY_TOKENS
+        )
+        return max(256, min(SECTION_TOKENS, room))
+
+    async def is_stored(self, plan: SummaryPlan) -> bool:
+        return await self._stored(plan) is not None
+
+    async def _stored(self, plan: SummaryPlan) -> dict[str, object] | None:
+        document = plan.document
+        raw = await self.library.read(
+            lambda store: store.summary(document.id, plan.request.part, document.sha256)
+        )
+        return None if raw is None else dict(json.loads(raw))
+
+    async def answer(
+        self,
+        request: SummaryRequest,
+        question: str,
+        scope: Sequence[int] | None,
+        cancel: CancelToken,
+        route: str | None,
+    ) -> AsyncIterator[AnswerEvent]:
+        """A question that asks for a summary: of the one document in scope (or in the
+        library), as an answer's events; each step's start is a Status."""
+        if scope is None:
+            documents = [d.id for d in await self.library.documents()]
+        else:
+            documents = list(dict.fromkeys(scope))
+        if len(documents) != 1:
+            yield Failed(
+                "Which document? Choose the one to summarize (tick it, or pass --doc)."
+                if documents
+                else "No documents are indexed yet: add some first.",
+                None,
+            )
+            return
+        try:
+            plan = await self.plan(documents[0], request)
+        except DocentError as error:
+            yield Failed(str(error), None)
+            return
+        async for event in self.summarize(plan, cancel, route, question):
+            if isinstance(event, SummaryProgress):
+                yield Status(f"summarizing {event.step} of {event.steps}: {event.what}")
+            else:
+                yield event
+
+    async def summarize(
+        self,
+        plan: SummaryPlan,
+        cancel: CancelToken | None = None,
+        route: str | None = None,
+        question: str | None = None,
+        model: str | None = None,
+    ) -> AsyncIterator[SummaryEvent]:
+        """`route` "local" or "cloud" (None: the stored summary, else the local model), `model`
+        the cloud model the user picked (None: the router's); `question` is what the user
+        asked, when a question asked for the summary."""
+        cancel = cancel or CancelToken()
+        started = time.perf_counter()
+        question = question or plan.label
+        if route is None and (stored := await self._stored(plan)) is not None:
+            async for event in self._replay(plan, question, stored, started):
+                yield event
+            return
+        try:
+            decision = self._decide(question, route)
+            if decision.route == "cloud" and model is not None:
+                decision = dataclasses.replace(decision, model=model)
+        except RouteUnavailable as unavailable:
+            yield Failed(str(unavailable), None)
+            return
+        read = time.perf_counter()
+        sources = plan.sources
+        yield SourcesFound(sources)
+        yield RouteDecided(decision.route, decision.model, decision.reason)
+        run = _Run(decision)
+        if decision.route == "cloud":
+            if self.cloud_engine is None:
+                yield Failed(NO_CLOUD, None)
+                return
+            engine = self.cloud_engine(decision.model)
+        else:
+            engine = self.local
+        names = decision.route != "cloud" or self.settings.routing.privacy == "standard"
+        several = len(plan.sections) > 1
+        partials: list[str] = []
+        for step, section in enumerate(plan.sections, start=1):
+            yield SummaryProgress(step, plan.steps, section.title)
+            if several:
+                yield self._write(run, f"{section.title}\n")
+            start = len(run.text)  # the partial summary alone: titles and pages stay here
+            messages = self._section_messages(section, names)
+            tracker = CitationTracker(section.sources)
+            async for event in self._generate(
+                run, engine, messages, cancel, tracker, section.sources
+            ):
+                yield event
+            partials.append(run.text[start:].strip())
+            if run.cancelled or run.error:
+                break
+            if several:
+                yield self._write(run, "\n\n")
+        if several and not (run.cancelled or run.error):
+            yield SummaryProgress(plan.steps, plan.steps, "overview")
+            yield self._write(run, f"{OVERVIEW}: ")
+            messages = self._overview_messages(partials)
+            async for event in self._generate(
+                run, engine, messages, cancel, CitationTracker(sources), sources, OVERVIEW_TOKENS
+            ):
+                yield event
+        async for event in self._finish(plan, question, run, started, read):
+            yield event
+
+    def _decide(self, question: str, route: str | None) -> RouteDecision:
+        if route == "cloud":
+            return self.policy.decide(question, [], "cloud")
+        if route == "local":
+            return self.policy.decide(question, [], "local")
+        return RouteDecision(
+            "local", self.local.model, "summaries are written locally unless you pick a cloud model"
+        )
+
+    @staticmethod
+    def _write(run: _Run, text: str) -> Token:
+        run.text += text
+        return Token(text)
+
+    def _section_messages(self, section: Section, names: bool) -> list[Message]:
+        if names:  # privacy "excerpts" (cloud): the text alone, no titles or page numbers
+            pages = [f"Page {s.page_label}:\n{s.text}" for s in section.sources]
+            user = f"Section: {section.title}\n\n" + "\n\n".join(pages)
+        else:
+            user = "Text:\n\n" + "\n\n".join(s.text for s in section.sources)
+        return [
+            Message("system", self._system),
+            Message("user", f"{user}\n\n{_SECTION_INSTRUCTION}"),
+        ]
+
+    def _overview_messages(self, partials: Sequence[str]) -> list[Message]:
+        body = "\n\n".join(partials)
+        return [
+            Message("system", self._system),
+            Message(
+                "user",
+                f"Summaries of the document's sections:\n\n{body}\n\n{_OVERVIEW_INSTRUCTION}",
+            ),
+        ]
+
+    async def _generate(
+        self,
+        run: _Run,
+        engine: ChatEngine,
+        messages: Sequence[Message],
+        cancel: CancelToken,
+        tracker: CitationTracker,
+        sources: Sequence[Source],
+        max_tokens: int = SECTION_SUMMARY_TOKENS,
+    ) -> AsyncIterator[AnswerEvent]:
+        """One step's text, its sentences cited by `sources` (offsets in the whole summary)."""
+        by_number = {source.number: source for source in sources}
+        offset = len(run.text)
+
+        def cite(attributions: list[Attribution]) -> list[Citation]:
+            found = [
+                Citation(by_number[a.number], offset + a.end, a.explicit) for a in attributions
+            ]
+            run.citations.extend(found)
+            run.cited.extend(c.source for c in found if c.source not in run.cited)
+            return found
+
+        request = GenerationRequest(messages, max_tokens, self.settings.local.temperature)
+        try:
+            async for event in engine.stream(request, cancel):
+                if isinstance(event, Queued):
+                    yield Waiting(event.ahead)
+                elif isinstance(event, StatusReported):
+                    yield Status(event.text)
+                elif isinstance(event, TokenGenerated):
+                    yield self._write(run, event.text)
+                    for citation in cite(tracker.feed(event.text)):
+                        yield citation
+                elif isinstance(event, GenerationDone):
+                    run.done(event)
+        except EngineError as failure:
+            run.error = str(failure)
+        for citation in cite(tracker.finish()):
+            yield citation
+
+    async def _finish(
+        self, plan: SummaryPlan, question: str, run: _Run, started: float, read: float
+    ) -> AsyncIterator[SummaryEvent]:
+        summary = run.text.strip()
+        metrics = run.metrics(started, read)
+        status = "failed" if run.error else "cancelled" if run.cancelled else "finished"
+        history_id = await self.library.record(
+            _history(question, plan, summary, status, run.error, run.cited, metrics)
+        )
+        if self.on_cost is not None and metrics.cost_usd != 0:  # None (unknown) counts too
+            self.on_cost(metrics.cost_usd)
+        if run.error:
+            yield Failed(run.error, history_id)
+            return
+        if status == "finished":
+            document = plan.document
+            stored = json.dumps(
+                {
+                    "summary": summary,
+                    "sources": [dataclasses.asdict(s) for s in plan.sources],
+                    "citations": [[c.source.number, c.at, c.explicit] for c in run.citations],
+                    "model": run.decision.model,
+                },
+                ensure_ascii=False,
+            )
+            await self.library.write(
+                lambda store: store.save_summary(
+                    document.id, plan.request.part, document.sha256, stored
+                )
+            )
+        yield Finished(
+            summary, tuple(run.cited), metrics, history_id, run.cancelled, _grounded(run)
+        )
+
+    async def _replay(
+        self, plan: SummaryPlan, question: str, stored: dict[str, object], started: float
+    ) -> AsyncIterator[SummaryEvent]:
+        """The stored summary, whole, without a model call."""
+        sources = tuple(Source(**raw) for raw in stored["sources"])  # type: ignore[attr-defined]
+        by_number = {source.number: source for source in sources}
+        summary = str(stored["summary"])
+        decision = RouteDecision(
+            "cache",
+            str(stored["model"]),
+            "stored when it was made; made again if the document changes",
+        )
+        yield SourcesFound(sources)
+        yield RouteDecided(decision.route, decision.model, decision.reason)
+        yield Token(summary)
+        run = _Run(decision, text=summary)
+        for number, at, explicit in stored["citations"]:  # type: ignore[attr-defined]
+            citation = Citation(by_number[number], at, explicit)
+            run.citations.append(citation)
+            if citation.source not in run.cited:
+                run.cited.append(citation.source)
+            yield citation
+        metrics = run.metrics(started, started)
+        history_id = await self.library.record(
+            _history(question, plan, summary, "finished", None, run.cited, metrics)
+        )
+        yield Finished(summary, tuple(run.cited), metrics, history_id, False, _grounded(run))
+
+
+def _grounded(run: _Run) -> float | None:
+    """Share of the summary's sentences a page supports (cited)."""
+    ends = {citation.at for citation in run.citations}
+    sentences = [line for line in run.text.split("\n") if line.strip()]
+    return min(1.0, len(ends) / len(sentences)) if sentences else None
+
+
+def _history(
+    question: str,
+    plan: SummaryPlan,
+    summary: str,
+    status: str,
+    error: str | None,
+    cited: Sequence[Source],
+    metrics: AnswerMetrics,
+) -> HistoryRecord:
+    return HistoryRecord(
+        question=question,
+        scope=[plan.document.id],
+        answer=summary,
+        status=status,
+        error=error,
+        citations=[source.as_dict() for source in cited],
+        grounded=None,
+        **metrics.as_dict(),  # route, model, reason, timings, tokens, cost
+    )

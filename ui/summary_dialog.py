@@ -1,0 +1,168 @@
+"""The summary dialog: what a document's summary will take (local time, each cloud model's
+cost), the route the user picks, then the summary streaming with its progress (step n of N),
+Stop, and its cited pages as links (the conversation panel renders it as it renders answers).
+
+A stored summary opens at once, without asking: it costs nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QHBoxLayout,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.answering import Failed, Finished
+from app.answering.summary import Estimate, Summarizer, SummaryPlan, SummaryProgress
+from app.bootstrap import Docent
+from app.llm.engine import CancelToken
+from ui.background import Background
+from ui.conversation import ConversationPanel
+from ui.plain import plain_label
+from ui.source_cards import Thumbnails
+
+
+class SummaryDialog(QDialog):
+    """Signals: source_clicked(object) — a cited page's Source, clicked; step_started(int, int)
+    — step n of N begins; finished_summary() — after the summary ends, however it ended."""
+
+    source_clicked = Signal(object)
+    step_started = Signal(int, int)
+    finished_summary = Signal()
+
+    def __init__(self, docent: Docent, document_id: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.docent = docent
+        self.document_id = document_id
+        self.setWindowTitle("Summary")
+        self.estimate_label = plain_label("Reading the document's sections…")
+        self.estimate_label.setWordWrap(True)
+        self.route = QComboBox()
+        self.start_button = QPushButton("Summarize")
+        self.start_button.setEnabled(False)
+        self.start_button.clicked.connect(self.start)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop)
+        self.progress = QProgressBar()
+        self.progress.setFormat("")
+        self.step_label = plain_label("")
+        self.background = Background(self._failed)
+        self.conversation = ConversationPanel(Thumbnails(docent), self.background)
+        self.conversation.source_clicked.connect(self.source_clicked)
+        self.conversation.reask_requested.connect(
+            lambda _question, route: self.start(route_choice=(route, None))
+        )
+        choice = QHBoxLayout()
+        choice.addWidget(self.route, 1)
+        choice.addWidget(self.start_button)
+        choice.addWidget(self.stop_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.estimate_label)
+        layout.addLayout(choice)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.step_label)
+        layout.addWidget(self.conversation, 1)
+        self.resize(760, 560)
+        self.summarizer: Summarizer | None = None
+        self.plan: SummaryPlan | None = None
+        self.estimate: Estimate | None = None
+        self.summarizing: asyncio.Task[None] | None = None
+        self._cancel: CancelToken | None = None
+        self.preparing = self.background.run(self._prepare())
+
+    async def _prepare(self) -> None:
+        """Plan and estimate off the GUI thread (the library's reader, the model's loading)."""
+        self.summarizer = await self.docent.summarizer()
+        self.plan = await self.summarizer.plan(self.document_id)
+        self.estimate = await self.docent.summary_estimate(self.summarizer, self.plan)
+        self.setWindowTitle(self.plan.label)
+        if self.estimate.stored:
+            self.estimate_label.setText("This summary is stored: it opens at once.")
+            self.start(route_choice=(None, None))
+            return
+        steps = self.estimate.steps
+        self.estimate_label.setText(
+            f"{self.plan.document.name}: {len(self.plan.sections)} section"
+            f"{'s' if len(self.plan.sections) != 1 else ''}, {steps} step"
+            f"{'s' if steps != 1 else ''}, up to {self.estimate.prompt_tokens:,} tokens to read. "
+            "Choose where to make it:"
+        )
+        self.route.addItem(f"Local model: {self.estimate.describe_local()}", ("local", None))
+        for cloud in self.estimate.cloud:
+            cost = "price unknown" if cloud.cost_usd is None else f"at most ${cloud.cost_usd:.4f}"
+            self.route.addItem(f"Cloud {cloud.model}: {cost}", ("cloud", cloud.model))
+        if not self.estimate.cloud:
+            self.route.addItem("Cloud: no cloud configured", None)
+            # Listed, so the user sees why, but not chosen.
+            self.route.model().item(self.route.count() - 1).setEnabled(False)  # type: ignore[attr-defined]
+        self.start_button.setEnabled(True)
+
+    def start(self, *, route_choice: tuple[str | None, str | None] | None = None) -> None:
+        """Make the summary on the chosen route (`route_choice`: (route, model) instead of the
+        list's choice; (None, None) opens the stored one)."""
+        if self.plan is None or self.summarizer is None:
+            return
+        route, model = route_choice or self.route.currentData()
+        self.stop()
+        self._cancel = CancelToken()
+        self.summarizing = self.background.run(
+            self._summarize(self.summarizer, self.plan, self._cancel, route, model)
+        )
+
+    def stop(self) -> None:
+        if self._cancel is not None:
+            self._cancel.cancel()
+
+    async def _summarize(
+        self,
+        summarizer: Summarizer,
+        plan: SummaryPlan,
+        cancel: CancelToken,
+        route: str | None,
+        model: str | None,
+    ) -> None:
+        self.start_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+        self.progress.setRange(0, plan.steps)
+        self.progress.setValue(0)
+        self.conversation.begin(plan.label)
+        try:
+            async for event in summarizer.summarize(plan, cancel, route, model=model):
+                if isinstance(event, SummaryProgress):
+                    self.progress.setValue(event.step - 1)
+                    self.step_label.setText(f"Step {event.step} of {event.steps}: {event.what}")
+                    self.step_started.emit(event.step, event.steps)
+                    continue
+                self.conversation.apply(event)
+                if isinstance(event, Finished):
+                    self.progress.setValue(plan.steps)
+                    self.step_label.setText("Stopped." if event.cancelled else "Done.")
+                elif isinstance(event, Failed):
+                    self.step_label.setText(f"Failed: {event.error}")
+        finally:
+            self.stop_button.setEnabled(False)
+            self.start_button.setEnabled(self.route.count() > 0)
+            self.finished_summary.emit()
+
+    def _failed(self, error: BaseException) -> None:
+        self.estimate_label.setText(f"Cannot summarize: {error}")
+        self.conversation.apply(Failed(str(error), None))
+        self.finished_summary.emit()
+
+    def done(self, result: int) -> None:
+        """Closing stops the summary: nobody is reading it."""
+        self.stop()
+        super().done(result)
+
+    async def close_async(self) -> None:
+        await self.background.close()
+        self.close()
