@@ -67,6 +67,10 @@ class AnswerMetrics:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def recorded(self) -> dict[str, Any]:
+        """What the history keeps: the KV cache's share is for the badge and the benches."""
+        return {name: value for name, value in asdict(self).items() if name != "cached_tokens"}
+
 
 def describe_cost(cost_usd: float | None) -> str:
     return "cost unknown" if cost_usd is None else f"${cost_usd:.4f}"

@@ -35,10 +35,10 @@ from app.answering.events import (
     SourcesFound,
     Status,
     Token,
-    Waiting,
 )
 from app.answering.metrics import AnswerMetrics
 from app.answering.sections import Section, page_sources, select_part, split
+from app.answering.streaming import Outcome, cited_stream
 from app.answering.summary_request import SummaryRequest
 from app.catalog import Speed
 from app.cjk import estimate_tokens
@@ -47,13 +47,9 @@ from app.index import DocumentInfo, HistoryRecord, Library
 from app.llm.engine import (
     CancelToken,
     ChatEngine,
-    EngineError,
     GenerationDone,
     GenerationRequest,
     Message,
-    Queued,
-    StatusReported,
-    TokenGenerated,
 )
 from app.llm.speed import LONG_PROMPT_RATE
 from app.routing import NO_CLOUD, RouteDecision, RoutePolicy, RouteUnavailable
@@ -480,22 +476,14 @@ class Summarizer:
             return found
 
         request = GenerationRequest(messages, max_tokens, self.settings.local.temperature)
-        try:
-            async for event in engine.stream(request, cancel):
-                if isinstance(event, Queued):
-                    yield Waiting(event.ahead)
-                elif isinstance(event, StatusReported):
-                    yield Status(event.text)
-                elif isinstance(event, TokenGenerated):
-                    yield self._write(run, event.text)
-                    for citation in cite(tracker.feed(event.text)):
-                        yield citation
-                elif isinstance(event, GenerationDone):
-                    run.done(event)
-        except EngineError as failure:
-            run.error = str(failure)
-        for citation in cite(tracker.finish()):
-            yield citation
+        outcome = Outcome()
+        async for event in cited_stream(engine, request, cancel, tracker, cite, outcome):
+            if isinstance(event, Token):
+                run.text += event.text
+            yield event
+        if outcome.generation is not None:
+            run.done(outcome.generation)
+        run.error = run.error or outcome.error
 
     async def _finish(
         self, plan: SummaryPlan, question: str, run: _Run, started: float, read: float
@@ -584,5 +572,5 @@ def _history(
         error=error,
         citations=[source.as_dict() for source in cited],
         grounded=None,
-        **metrics.as_dict(),  # route, model, reason, timings, tokens, cost
+        **metrics.recorded(),  # route, model, reason, timings, tokens, cost
     )

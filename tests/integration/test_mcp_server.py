@@ -246,13 +246,15 @@ def test_the_python_sdk_client_over_streamable_http(
 
 
 def check_with_the_inspector(target: list[str], *auth: str, asks: bool = True) -> None:
-    """List the tools and call each one (`ask` only if `asks`: the model is slow on 2 cores)."""
+    """List the tools and call each one (`ask` and `summarize_document` only if `asks`: the
+    model is slow on 2 cores)."""
     listed = inspect(target, *auth, "--method", "tools/list")
     assert {tool["name"] for tool in listed["tools"]} == {
         "list_documents",
         "search_documents",
         "read_page",
         "ask",
+        "summarize_document",
     }
     assert all("outputSchema" in tool for tool in listed["tools"])
 
@@ -277,6 +279,9 @@ def check_with_the_inspector(target: list[str], *auth: str, asks: bool = True) -
     assert answer["isError"] is False
     assert re.search(r"seven|7", answer["structuredContent"]["answer"])
     assert answer["structuredContent"]["metrics"]["route"] == "local"
+    summary = call("summarize_document", f"document={ids[TEA]}")
+    assert summary["isError"] is False
+    assert {c["document"] for c in summary["structuredContent"]["citations"]} == {TEA}
 
 
 def test_the_mcp_inspector_over_stdio(served: Path) -> None:
