@@ -30,10 +30,10 @@ from app.answering.events import (
     SourcesFound,
     Status,
     Token,
-    Waiting,
 )
 from app.answering.extraction import extract, value_kind
 from app.answering.metrics import AnswerMetrics
+from app.answering.streaming import Outcome, cited_stream
 from app.answering.summary import Summarizer
 from app.answering.summary_request import summary_request
 from app.cjk import estimate_tokens
@@ -47,8 +47,6 @@ from app.llm.engine import (
     GenerationDone,
     GenerationRequest,
     Message,
-    Queued,
-    StatusReported,
     TokenGenerated,
 )
 from app.routing import (
@@ -456,23 +454,13 @@ class Answerer:
             attempt.cited.extend(c.source for c in found if c.source not in attempt.cited)
             return found
 
-        try:
-            async for event in engine.stream(request, cancel):
-                if isinstance(event, Queued):
-                    yield Waiting(event.ahead)
-                elif isinstance(event, StatusReported):
-                    yield Status(event.text)
-                elif isinstance(event, TokenGenerated):
-                    attempt.tokens += 1
-                    yield Token(event.text)
-                    for citation in citations(attempt.tracker.feed(event.text)):
-                        yield citation
-                elif isinstance(event, GenerationDone):
-                    attempt.generation = event
-        except EngineError as failure:
-            attempt.error = str(failure)
-        for citation in citations(attempt.tracker.finish()):
-            yield citation
+        outcome = Outcome()
+        async for event in cited_stream(
+            engine, request, cancel, attempt.tracker, citations, outcome
+        ):
+            attempt.tokens += isinstance(event, Token)
+            yield event
+        attempt.generation, attempt.error = outcome.generation, outcome.error
 
     def _history_room(self, question: str) -> int:
         """Prompt tokens left for a conversation's earlier turns and the new sources: the local

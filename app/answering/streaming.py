@@ -1,0 +1,56 @@
+"""A generation's events as an answer's: what the CLI, the window and the MCP server show while a
+model writes (its place in the queue, the route's status, tokens), and each sentence's citations
+as the sentence ends. Answers and summaries both stream through here."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+from app.answering.citations import Attribution, CitationTracker
+from app.answering.events import AnswerEvent, Citation, Status, Token, Waiting
+from app.llm.engine import (
+    CancelToken,
+    ChatEngine,
+    EngineError,
+    GenerationDone,
+    GenerationRequest,
+    Queued,
+    StatusReported,
+    TokenGenerated,
+)
+
+
+@dataclass
+class Outcome:
+    """How the generation ended: its counts, or the engine's error (a user's words)."""
+
+    generation: GenerationDone | None = None
+    error: str | None = None
+
+
+async def cited_stream(
+    engine: ChatEngine,
+    request: GenerationRequest,
+    cancel: CancelToken,
+    tracker: CitationTracker,
+    cite: Callable[[list[Attribution]], list[Citation]],
+    outcome: Outcome,
+) -> AsyncIterator[AnswerEvent]:
+    """`cite` turns the tracker's attributions into Citation events (and keeps what it needs)."""
+    try:
+        async for event in engine.stream(request, cancel):
+            if isinstance(event, Queued):
+                yield Waiting(event.ahead)
+            elif isinstance(event, StatusReported):
+                yield Status(event.text)
+            elif isinstance(event, TokenGenerated):
+                yield Token(event.text)
+                for citation in cite(tracker.feed(event.text)):
+                    yield citation
+            elif isinstance(event, GenerationDone):
+                outcome.generation = event
+    except EngineError as failure:
+        outcome.error = str(failure)
+    for citation in cite(tracker.finish()):
+        yield citation
