@@ -30,3 +30,31 @@ ROUTE_COLOURS = {
 
 def route_colour(route: str) -> QColor:
     return ROUTE_COLOURS.get(route, QColor(128, 128, 128))
+
+
+def dark_palette() -> QPalette:
+    """What a dark desktop hands the app: for the screenshots and the tests (Xvfb and the
+    offscreen platform have no platform theme to ask for one)."""
+    palette = QPalette()
+    for role, colour in (
+        (QPalette.ColorRole.Window, "#202124"),
+        (QPalette.ColorRole.WindowText, "#e8eaed"),
+        (QPalette.ColorRole.Base, "#17181a"),
+        (QPalette.ColorRole.AlternateBase, "#26272b"),
+        (QPalette.ColorRole.Text, "#e8eaed"),
+        (QPalette.ColorRole.PlaceholderText, "#9aa0a6"),
+        (QPalette.ColorRole.Button, "#2d2e31"),
+        (QPalette.ColorRole.ButtonText, "#e8eaed"),
+        (QPalette.ColorRole.Highlight, "#8ab4f8"),
+        (QPalette.ColorRole.HighlightedText, "#202124"),
+        (QPalette.ColorRole.Link, "#8ab4f8"),
+        (QPalette.ColorRole.ToolTipBase, "#303134"),
+        (QPalette.ColorRole.ToolTipText, "#e8eaed"),
+        (QPalette.ColorRole.Light, "#4a4b4f"),
+        (QPalette.ColorRole.Midlight, "#3c4043"),
+        (QPalette.ColorRole.Mid, "#5f6368"),
+        (QPalette.ColorRole.Dark, "#151618"),
+        (QPalette.ColorRole.Shadow, "#000000"),
+    ):
+        palette.setColor(role, QColor(colour))
+    return palette

@@ -6,11 +6,13 @@ import asyncio
 import os
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtGui import Qt, QTextDocument  # QtGui's Qt also holds mightBeRichText
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QMimeData, QPointF, QUrl
+from PySide6.QtGui import QDropEvent, Qt, QTextDocument  # QtGui's Qt also holds mightBeRichText
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.bootstrap import Docent
 from ui.garbage import GuiThreadGarbageCollector
@@ -114,3 +116,18 @@ def tooltip_shows(tooltip: str) -> str:
     document = QTextDocument()
     document.setHtml(tooltip)
     return document.toPlainText()
+
+
+def drop(target: QWidget, *paths: Path) -> None:
+    """Drop local files or folders on `target` (the window, the empty state), as a file
+    manager does."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path)) for path in paths])
+    event = QDropEvent(
+        QPointF(50, 50),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    target.dropEvent(event)

@@ -8,33 +8,20 @@ from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPointF, Qt
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.samples import SAMPLES, sample_questions
 from tests.documents import write_pdf
-from tests.gui.conftest import main_window
+from tests.gui.conftest import drop, main_window
 from ui.main_window import MainWindow
 
 
 @pytest.fixture
 def window(qapp: QApplication, loop: qasync.QEventLoop) -> Iterator[MainWindow]:
     yield from main_window(loop)
-
-
-def _drop_on_empty_state(window: MainWindow, *paths: Path) -> None:
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(path)) for path in paths])
-    event = QDropEvent(
-        QPointF(20, 20),
-        Qt.DropAction.CopyAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
-    window.empty_state.dropEvent(event)
 
 
 def test_the_drop_zone_takes_files_and_folders(
@@ -48,7 +35,7 @@ def test_the_drop_zone_takes_files_and_folders(
     alone = write_pdf(tmp_path / "alone.pdf")
     with_dropped = []
     window.empty_state.paths_dropped.connect(with_dropped.append)
-    _drop_on_empty_state(window, folder, alone)
+    drop(window.empty_state, folder, alone)
     assert with_dropped == [[folder, alone]]
     assert window.indexing is not None
     loop.run_until_complete(window.indexing)

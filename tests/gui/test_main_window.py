@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
-from PySide6.QtGui import QDropEvent
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -20,7 +19,7 @@ from app.llm.engine import EngineError
 from app.paths import Paths
 from app.routing import NO_CLOUD
 from tests.documents import write_encrypted_pdf, write_pdf
-from tests.gui.conftest import main_window, tooltip_shows
+from tests.gui.conftest import drop, main_window, tooltip_shows
 from tests.peers.everything import everything_stdio
 from ui.main_window import MainWindow
 from ui.tools.gui_bench import measure
@@ -29,19 +28,6 @@ from ui.tools.gui_bench import measure
 @pytest.fixture
 def window(qapp: QApplication, loop: qasync.QEventLoop) -> Iterator[MainWindow]:
     yield from main_window(loop)
-
-
-def drop(window: MainWindow, *paths: Path) -> None:
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(path)) for path in paths])
-    event = QDropEvent(
-        QPointF(50, 50),
-        Qt.DropAction.CopyAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
-    window.dropEvent(event)
 
 
 def test_dropped_files_index_and_a_bad_one_shows_its_reason(

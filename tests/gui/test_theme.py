@@ -14,20 +14,7 @@ from app.answering.metrics import AnswerMetrics
 from app.intake import FileFailed
 from ui.documents_panel import STATUS, DocumentsPanel
 from ui.session_panel import SessionPanel
-from ui.theme import error_colour, is_dark
-
-
-def dark_palette() -> QPalette:
-    palette = QPalette()
-    for role, colour in (
-        (QPalette.ColorRole.Window, "#202124"),
-        (QPalette.ColorRole.WindowText, "#e8eaed"),
-        (QPalette.ColorRole.Base, "#121212"),
-        (QPalette.ColorRole.Text, "#e8eaed"),
-        (QPalette.ColorRole.Mid, "#3c4043"),
-    ):
-        palette.setColor(role, QColor(colour))
-    return palette
+from ui.theme import dark_palette, error_colour, is_dark
 
 
 @pytest.fixture
@@ -53,6 +40,7 @@ def test_switching_to_a_dark_palette_recolours_the_chart_and_failures(
 
     qapp.setPalette(dark_palette())
     qtbot.waitUntil(lambda: is_dark(session.palette()))
-    assert session.chart.backgroundBrush().color() == QColor("#121212")
-    assert session.x_axis.labelsBrush().color() == QColor("#e8eaed")
+    dark = dark_palette()
+    assert session.chart.backgroundBrush().color() == dark.base().color()
+    assert session.x_axis.labelsBrush().color() == dark.text().color()
     assert failed.foreground(STATUS).color() == error_colour(dark_palette()) == QColor("#ef9a9a")
