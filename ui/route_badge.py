@@ -54,6 +54,7 @@ class RouteBadge(QWidget):
         self.ticker.timeout.connect(self._tick)
         self._asked_at = 0.0
         self._first_token_at: float | None = None
+        self._tokens = 0  # streamed so far (text pieces: a token each from every route)
         self._route = ""
         self._reason = ""
         self._searched_for = ""  # a follow-up's standalone form, as retrieval read it
@@ -70,6 +71,7 @@ class RouteBadge(QWidget):
     def begin(self) -> None:
         self._asked_at = time.perf_counter()
         self._first_token_at = None
+        self._tokens = 0
         self._searched_for = ""
         self._route = ""
         self._progress = ""
@@ -84,6 +86,7 @@ class RouteBadge(QWidget):
                 self._show_tooltip()
             case RouteDecided(route=route, model=model, reason=reason):
                 self._first_token_at = None  # a cascade restarts the wait for text
+                self._tokens = 0
                 self._show_route(route, model, reason)
                 self._tick()
             case Waiting(ahead=ahead):
@@ -93,6 +96,7 @@ class RouteBadge(QWidget):
                 self._progress = f" · {text}"
                 self._tick()
             case Token():
+                self._tokens += 1
                 if self._first_token_at is None:
                     self._first_token_at = time.perf_counter()
                     self._progress = ""
@@ -147,10 +151,14 @@ class RouteBadge(QWidget):
             label.setToolTip(tip)
 
     def _tick(self) -> None:
+        now = time.perf_counter()
         if self._first_token_at is None:
-            ttft = f"TTFT {time.perf_counter() - self._asked_at:.1f} s…"
+            ttft = f"TTFT {now - self._asked_at:.1f} s…"
         else:
             ttft = f"TTFT {self._first_token_at - self._asked_at:.2f} s"
+            ttft += f" · {self._tokens} tokens"
+            if self._tokens > 1 and now > self._first_token_at:  # the decode rate, live
+                ttft += f" · {(self._tokens - 1) / (now - self._first_token_at):.1f} tok/s…"
         self.numbers.setText(ttft + self._progress)
         route = self._route  # "routing…" until decided, then as the finished footer says it
         if self._reason:

@@ -3,6 +3,8 @@ first token, then the recorded numbers; copyable with Ctrl+C."""
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
@@ -38,12 +40,13 @@ def test_the_badge_ticks_then_settles_on_the_recorded_numbers(qtbot: QtBot) -> N
 
     badge.apply(Token("Tax"))
     first = badge.numbers.text()
-    for _ in range(2):  # two more ticks: the TTFT no longer moves once the first token is in
-        with qtbot.waitSignal(badge.ticker.timeout):
-            pass
-    assert badge.numbers.text() == first
-    assert first.startswith("TTFT ")
-    assert not first.endswith("…")
+    assert re.fullmatch(r"TTFT \d+\.\d\d s · 1 tokens", first)
+    for piece in (" audits", " and", " appeals"):
+        badge.apply(Token(piece))
+    with qtbot.waitSignal(badge.ticker.timeout):  # the next tick: the count and rate, live
+        pass
+    ttft = first.partition(" · ")[0]
+    assert re.fullmatch(rf"{ttft} · 4 tokens · \d+\.\d tok/s…", badge.numbers.text())
 
     badge.apply(Finished("Tax audits.", (), METRICS, 1, False, None))
     assert not badge.ticking
