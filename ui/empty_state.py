@@ -78,8 +78,9 @@ class EmptyState(QWidget):
         )
         self.samples_button.clicked.connect(self.samples_requested)
 
-        self.shortcuts = plain_label(
-            "   ·   ".join(f"{native(key)}: {action}" for key, action in LISTED)
+        listed = [f"{native(key)}: {action}" for key, action in LISTED]
+        self.shortcuts = plain_label(  # three to a line: a line never breaks inside one
+            "\n".join("   ·   ".join(listed[i : i + 3]) for i in range(0, len(listed), 3))
         )
         self.shortcuts.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.shortcuts.setWordWrap(True)

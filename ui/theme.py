@@ -57,4 +57,10 @@ def dark_palette() -> QPalette:
         (QPalette.ColorRole.Shadow, "#000000"),
     ):
         palette.setColor(role, QColor(colour))
+    for role in (
+        QPalette.ColorRole.WindowText,
+        QPalette.ColorRole.Text,
+        QPalette.ColorRole.ButtonText,
+    ):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor("#80868b"))
     return palette

@@ -394,7 +394,8 @@ class Summarizer:
         for step, section in enumerate(plan.sections, start=1):
             yield SummaryProgress(step, plan.steps, section.title)
             if several:
-                yield self._write(run, f"{section.title}\n")
+                # Two spaces: a Markdown line break, so the window shows the title on its own line.
+                yield self._write(run, f"{section.title}  \n")
             start = len(run.text)  # the partial summary alone: titles and pages stay here
             messages = self._section_messages(section, names)
             tracker = CitationTracker(section.sources)

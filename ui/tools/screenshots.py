@@ -1,6 +1,8 @@
-"""`make screenshots`: the real app on the bundled samples (its first-run screen, one English and
-one Chinese question, settings, models), captured to PNG files for the README. Run it under Xvfb
-(or any display), with DOCENT_HOME pointing at an empty folder so the first run is a first run."""
+"""`make screenshots`: the real app on the bundled samples (its first-run screen, the empty
+window, an English question and its follow-up, a Chinese question in a new conversation, the
+same in a dark palette, a summary, settings, models), captured to PNG files for the README. Run
+it under Xvfb (or any display), with DOCENT_HOME pointing at an empty folder so the first run is
+a first run."""
 
 from __future__ import annotations
 
@@ -13,18 +15,29 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
 
 from app.bootstrap import Docent
 from app.samples import SAMPLES, sample_path
+from ui.conversation import ConversationPanel
 from ui.main_window import MainWindow
+from ui.theme import dark_palette
 
 ENGLISH = "How long are customer invoices kept, and who approves deletion?"
+FOLLOW_UP = "And where are the records stored?"
 CHINESE = "乌龙茶的发酵程度是多少？"
 
 
 def _save(widget: QWidget, folder: Path, name: str) -> None:
-    QApplication.processEvents()  # let the last layout and paint happen before the grab
+    # The last layout requests, before the grab. Not processEvents(): run from a coroutine it
+    # would resume other tasks inside this one (qasync refuses, and the speed check was lost).
+    QApplication.sendPostedEvents()
     path = folder / name
     if not widget.grab().save(str(path)):
         raise OSError(f"could not write {path}")
     print(path)
+
+
+async def _thumbnails(conversation: ConversationPanel) -> None:
+    for turn in conversation.cards:
+        if turn.sources.loading is not None:
+            await turn.sources.loading
 
 
 async def _shoot(folder: Path) -> None:
@@ -40,8 +53,11 @@ async def _shoot(folder: Path) -> None:
         if window.welcome is not None:  # a fresh home: the first run shows its screen
             _save(window.welcome, folder, "00-first-run.png")
             window.welcome.accept()
+        _save(window, folder, "06-empty-state.png")
         await window.add_paths([sample_path(name) for name in SAMPLES])
         await window.ask(ENGLISH)
+        await window.ask(FOLLOW_UP)
+        await _thumbnails(window.conversation)
         _save(window, folder, "01-answer.png")
         window.show_source(window.conversation.cited_sources()[0])
         preview = window.previews[-1]
@@ -49,8 +65,24 @@ async def _shoot(folder: Path) -> None:
             await preview.loading
         _save(preview, folder, "02-page-preview.png")
         await preview.close_async()
+        window.new_conversation()
         await window.ask(CHINESE)
+        await _thumbnails(window.conversation)
+        await window.refresh_conversations()
         _save(window, folder, "03-chinese-answer.png")
+        light = QApplication.palette()
+        QApplication.setPalette(dark_palette())
+        _save(window, folder, "07-dark.png")
+        QApplication.setPalette(light)
+        policy = {d.name: d.id for d in await docent.library.documents()}[SAMPLES[0]]
+        summary = window.summarize(policy)
+        await summary.preparing
+        summary.start()
+        assert summary.summarizing is not None
+        await summary.summarizing
+        await _thumbnails(summary.conversation)
+        summary.resize(900, 700)
+        _save(summary, folder, "08-summary.png")
         dialog = window.open_settings()
         await dialog.loading
         dialog.tabs.setCurrentWidget(dialog.providers)
