@@ -14,12 +14,14 @@ GUIDE = "welcome-to-docent.md"  # indexed on the first run
 SAMPLES = ("northwind-retention-policy.pdf", "china-tea-primer.pdf")
 
 
+# One path argument each: the packaged app's `resources` is a namespace package, whose
+# MultiplexedPath.joinpath takes a single one on Python 3.11.
 def sample_path(name: str) -> Path:
-    return Path(str(resources.files("resources").joinpath("sample", name)))
+    return Path(str(resources.files("resources").joinpath(f"sample/{name}")))
 
 
 def shipped_questions_path() -> Path:
-    return Path(str(resources.files("resources").joinpath("eval", "samples-qa.jsonl")))
+    return Path(str(resources.files("resources").joinpath("eval/samples-qa.jsonl")))
 
 
 def sample_questions(indexed: Iterable[str], per_document: int = 2) -> list[str]:
