@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from functools import cache
 from importlib import resources
 from pathlib import Path
 
@@ -30,8 +31,15 @@ def sample_questions(indexed: Iterable[str], per_document: int = 2) -> list[str]
     names = set(indexed)
     taken: Counter[str] = Counter()
     chosen = []
-    for qa in load_questions(shipped_questions_path()):
-        if qa.kind == "lookup" and qa.document in names and taken[qa.document] < per_document:
-            taken[qa.document] += 1
-            chosen.append(qa.question)
+    for document, question in _lookups():
+        if document in names and taken[document] < per_document:
+            taken[document] += 1
+            chosen.append(question)
     return chosen
+
+
+@cache  # the window asks after every change to the library, on the GUI thread: read once
+def _lookups() -> tuple[tuple[str, str], ...]:
+    """The shipped set's single-fact questions: (document, question), in the set's order."""
+    questions = load_questions(shipped_questions_path())
+    return tuple((qa.document, qa.question) for qa in questions if qa.kind == "lookup")

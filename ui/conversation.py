@@ -4,7 +4,6 @@ followed as it streams unless the user scrolled up to read."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import fields
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -15,8 +14,6 @@ from app.answering.metrics import AnswerMetrics
 from ui.background import Background
 from ui.source_cards import Thumbnails
 from ui.turn_card import TurnCard
-
-_METRICS = [field.name for field in fields(AnswerMetrics) if field.name != "cached_tokens"]
 
 
 class ConversationPanel(QScrollArea):
@@ -90,7 +87,7 @@ class ConversationPanel(QScrollArea):
                 continue
             # A cached answer's turn kept no sources: its citations show in its text only.
             cited = [shown[c["number"]] for c in row["citations"] if c["number"] in shown]
-            metrics = AnswerMetrics(**{name: row[name] for name in _METRICS})
+            metrics = AnswerMetrics.from_record(row)
             card.apply(
                 Finished(
                     row["answer"],

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from app.llm.engine import GenerationDone
+
+_NOT_RECORDED = "cached_tokens"  # the history has no column for it
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +71,12 @@ class AnswerMetrics:
 
     def recorded(self) -> dict[str, Any]:
         """What the history keeps: the KV cache's share is for the badge and the benches."""
-        return {name: value for name, value in asdict(self).items() if name != "cached_tokens"}
+        return {name: value for name, value in asdict(self).items() if name != _NOT_RECORDED}
+
+    @classmethod
+    def from_record(cls, row: dict[str, Any]) -> AnswerMetrics:
+        """An answer's metrics from its history row (what `recorded` kept)."""
+        return cls(**{f.name: row[f.name] for f in fields(cls) if f.name != _NOT_RECORDED})
 
 
 def describe_cost(cost_usd: float | None) -> str:
