@@ -66,9 +66,11 @@ class Thumbnails:
             )
         except (DocentError, OSError, RuntimeError):
             return None
-        image = QImage.fromData(rendered.png)
         ratio = QGuiApplication.primaryScreen().devicePixelRatio()  # sharp on HiDPI screens
-        pixmap = QPixmap.fromImage(_cited_region(image, rendered.highlights, ratio))
+        # Decoding a whole page's PNG and scaling it takes tens of ms: off the GUI thread
+        # (QImage, unlike QPixmap, may be used on any thread).
+        image = await asyncio.to_thread(_cited_region, rendered.png, rendered.highlights, ratio)
+        pixmap = QPixmap.fromImage(image)
         pixmap.setDevicePixelRatio(ratio)
         return pixmap
 
@@ -77,9 +79,10 @@ def _key(source: Source) -> ThumbnailKey:
     return (source.path, source.page, source.text)
 
 
-def _cited_region(image: QImage, highlights: tuple[tuple[float, ...], ...], ratio: float) -> QImage:
+def _cited_region(png: bytes, highlights: tuple[tuple[float, ...], ...], ratio: float) -> QImage:
     """The passage's start and its width of the page (the page's top when it was not found),
     in the card's proportions, scaled to the card: margins would only shrink the text."""
+    image = QImage.fromData(png)
     left, right, top = 0, image.width(), 0
     if highlights:
         margin = THUMBNAIL_MARGIN
