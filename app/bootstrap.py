@@ -11,12 +11,11 @@ import asyncio
 import importlib
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
-from app.answering import Answerer
 from app.answering.budget import Budget
 from app.answering.cache import AnswerCache
-from app.answering.summary import Estimate, Summarizer, SummaryPlan, estimate
 from app.catalog import Catalog, ModelError, Progress, Speed, ensure_model
 from app.cloud.health import HealthListener
 from app.cloud.pricing import PriceTable
@@ -30,11 +29,19 @@ from app.llm.chat_model import LocalChatModel
 from app.llm.speed import check_speed, predict, switch_due
 from app.paths import Paths
 from app.routing import AutoPolicy
-from app.secrets import SecretStore
 from app.settings import CloudSettings, Settings, SpeedCheck
 
 if TYPE_CHECKING:
+    from app.answering.pipeline import Answerer
+    from app.answering.summary import Estimate, Summarizer, SummaryPlan
     from app.cloud.routes import CloudRoutes
+    from app.secrets import SecretStore
+
+
+async def _load(module: str) -> ModuleType:
+    """Import a part the window does not need to open (the answering pipeline, the keychain,
+    the MCP SDK) when it is first used, in a thread: together they were a fifth of start-up."""
+    return await asyncio.to_thread(importlib.import_module, module)
 
 
 class Docent:
@@ -95,18 +102,18 @@ class Docent:
         """
         if plaintext_consent is None:
             plaintext_consent = self._settings.secrets.plaintext_file_consent
-        return await asyncio.to_thread(
-            SecretStore.open, self.paths.config_dir, plaintext_consent=plaintext_consent
+        secrets = await _load("app.secrets")
+        store: SecretStore = await asyncio.to_thread(
+            secrets.SecretStore.open, self.paths.config_dir, plaintext_consent=plaintext_consent
         )
+        return store
 
     async def open_cloud_routes(
         self, cloud: CloudSettings, listener: HealthListener | None = None
     ) -> CloudRoutes:
         """Sessions to the routes `cloud` lists, with this Docent's keys and prices."""
         prices = await asyncio.to_thread(PriceTable.load, self.paths.config_dir)
-        # Imported here, off the GUI thread: the MCP SDK is a large share of start-up, and a
-        # user without cloud routes never needs it.
-        routes = await asyncio.to_thread(importlib.import_module, "app.cloud.routes")
+        routes = await _load("app.cloud.routes")  # a user without cloud routes never needs it
         opened: CloudRoutes = await routes.CloudRoutes.open(
             cloud, await self.secret_store(), prices, listener
         )
@@ -121,7 +128,8 @@ class Docent:
             settings.routing, engine.model, self.cloud_session.models, self.budget.left_usd
         )
         routes = self.cloud_session.routes
-        return Answerer(
+        pipeline = await _load("app.answering.pipeline")
+        answerer: Answerer = pipeline.Answerer(
             self.library,
             engine,
             policy,
@@ -130,10 +138,14 @@ class Docent:
             cache=self.cache,
             on_cost=self.budget.spend,
         )
+        return answerer
 
     async def summarizer(self, progress: Progress | None = None) -> Summarizer:
         """Summaries over the answering pipeline's parts (engines, router, budget)."""
-        return Summarizer.beside(await self.answerer(progress))
+        answerer = await self.answerer(progress)
+        summary = await _load("app.answering.summary")
+        summarizer: Summarizer = summary.Summarizer.beside(answerer)
+        return summarizer
 
     def local_speed(self) -> Speed | None:
         """The chat model's speed on this computer: measured by the speed check, or predicted
@@ -155,13 +167,15 @@ class Docent:
         routes = self.cloud_session.routes
         allowed = self.settings.routing.privacy != "never"
         models = [m.model for m in self.cloud_session.models() if m.healthy] if allowed else []
-        return estimate(
+        summary = await _load("app.answering.summary")
+        estimate: Estimate = summary.estimate(
             plan,
             self.local_speed(),
             models,
             routes.prices.cost if routes else None,
             stored=await summarizer.is_stored(plan),
         )
+        return estimate
 
     async def use_chat_model(self, choice: str) -> None:
         """Switch the local model now, without a restart: a catalog name or a GGUF path. It is

@@ -15,8 +15,6 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import watchfiles
-
 from app.documents import is_document_name
 from app.folders import collect_files
 from app.index import DocumentInfo, Library
@@ -130,6 +128,8 @@ class FolderWatch:
         stop = threading.Event()
 
         def follow() -> None:
+            import watchfiles  # here, on the watching thread: not every start-up needs it
+
             # A quiet wait ends after rust_timeout with an empty batch: the first one proves the
             # folders are being watched (nothing that changes later is missed).
             for changes in watchfiles.watch(

@@ -66,14 +66,14 @@ from ui.mcp_serving import McpServing
 from ui.page_preview import PagePreview
 from ui.plain import plain_label, plain_tooltip
 from ui.session_panel import SessionPanel
-from ui.settings_dialog import SettingsDialog
 from ui.source_cards import Thumbnails
-from ui.summary_dialog import SummaryDialog
 from ui.window_state import WindowState
 
 if TYPE_CHECKING:
     from ui.bench.window import BenchmarkWindow
     from ui.model_manager import ModelManager
+    from ui.settings_dialog import SettingsDialog
+    from ui.summary_dialog import SummaryDialog
 
 
 def _file_size(path: Path) -> int:
@@ -486,6 +486,10 @@ class MainWindow(QMainWindow):
         self.docent.intake.watch(folders)
 
     def open_settings(self) -> SettingsDialog:
+        # Loaded when first opened, as the summary dialog: with the keychain and the summary
+        # pipeline they import, a tenth of start-up.
+        from ui.settings_dialog import SettingsDialog
+
         dialog = SettingsDialog(self.docent, self)
         dialog.applied.connect(lambda: self.statusBar().showMessage("Settings applied.", 5000))
         dialog.applied.connect(self._show_model_state)
@@ -511,6 +515,8 @@ class MainWindow(QMainWindow):
         return preview
 
     def summarize(self, document_id: int) -> SummaryDialog:
+        from ui.summary_dialog import SummaryDialog  # see open_settings
+
         dialog = SummaryDialog(self.docent, document_id, self)
         dialog.source_clicked.connect(self.show_source)
         self.summaries.append(dialog)

@@ -1,6 +1,9 @@
 """Question in, cited answer out (pipeline.py): retrieve -> route -> generate -> cite -> record,
 as a stream of typed events (events.py), with the answer cache, the citation tracker and the
-metrics each answer reports beside it."""
+metrics each answer reports beside it.
+
+The package exports the events only: everything that shows an answer needs them at start-up,
+while the pipeline (and its routing, citation and summary rules) loads at the first question."""
 
 from app.answering.events import (
     AnswerEvent,
@@ -15,11 +18,9 @@ from app.answering.events import (
     Token,
     Waiting,
 )
-from app.answering.pipeline import Answerer
 
 __all__ = [
     "AnswerEvent",
-    "Answerer",
     "Citation",
     "Failed",
     "Finished",

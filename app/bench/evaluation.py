@@ -21,11 +21,14 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.answering import Answerer, Failed, Finished, Source, SourcesFound
+from app.answering import Failed, Finished, Source, SourcesFound
 from app.errors import DocentError
 from app.routing import QuestionFeatures, RetrievalConfidence, Route, Thresholds, hardness
+
+if TYPE_CHECKING:  # the window reads the shipped questions at start; the pipeline loads later
+    from app.answering.pipeline import Answerer
 
 MODES: dict[str, Route | None] = {"local only": "local", "cloud only": "cloud", "auto": None}
 

@@ -22,8 +22,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
-import psutil
-
 from app.documents.chunking import Chunk
 from app.documents.ocr import WordBox
 from app.documents.parse import DocumentError
@@ -99,6 +97,8 @@ class _Child:
             cwd=child_folder(),
             creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # no console on Windows
         )
+        import psutil  # with the first document, on the reader's thread: not at start-up
+
         self.usage = psutil.Process(self.process.pid)
         self.messages: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
         self._pump = threading.Thread(target=self._read, name="docent-reader-pipe", daemon=True)
@@ -121,6 +121,8 @@ class _Child:
         stdin.flush()
 
     def memory(self) -> int:
+        import psutil  # loaded by __init__
+
         try:
             return int(self.usage.memory_info().rss)
         except psutil.Error:

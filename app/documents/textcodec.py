@@ -24,8 +24,6 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import charset_normalizer
-
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
     (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -187,6 +185,8 @@ class _Reading:
 def _judge(sample: bytes, cut: bool) -> tuple[_Reading, bool]:
     """The most plausible reading of `sample`, and whether it is a guess: another, different
     reading fits as well, or even the best one is flawed in more than one place in ten."""
+    import charset_normalizer  # only for text that is not UTF-8: not at every start-up
+
     chaos: dict[str, float] = {}
     # A sample `cut` inside a character fits no multi-byte encoding: end it a byte or three sooner.
     for trim in range(4 if cut else 1):

@@ -88,7 +88,8 @@ class VectorIndex:
     """Thread-safe: writers swap in new arrays under a lock, searches use a consistent snapshot."""
 
     def __init__(self) -> None:
-        _limit_blas_threads()
+        # The BLAS limit waits for the first vectors (replace_all, add): on a worker thread,
+        # not the window's start-up, which builds an empty index (finding BLAS took ~20 ms).
         self._lock = threading.Lock()
         self._ids = np.empty(0, np.int64)
         self._documents = np.empty(0, np.int64)
@@ -102,6 +103,7 @@ class VectorIndex:
 
     def replace_all(self, ids: np.ndarray, documents: np.ndarray, matrix: np.ndarray) -> None:
         """Takes ownership of the arrays (no copies: at 100k chunks they are 150 MB)."""
+        _limit_blas_threads()
         matrix = np.ascontiguousarray(matrix, dtype=np.float32)
         quantized = Quantized.of(matrix)
         with self._lock:
@@ -112,6 +114,7 @@ class VectorIndex:
     def add(self, ids: Sequence[int], documents: Sequence[int], vectors: np.ndarray) -> None:
         if not len(ids):
             return
+        _limit_blas_threads()
         vectors = np.asarray(vectors, dtype=np.float32)
         quantized = Quantized.of(vectors)
         with self._lock:

@@ -8,10 +8,10 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from app.answering import Answerer, Citation, Failed, Finished, RouteDecided, SourcesFound, Token
+from app.answering import Citation, Failed, Finished, RouteDecided, SourcesFound, Token
 from app.answering.cache import AnswerCache
 from app.answering.conversation import Conversation
-from app.answering.pipeline import build_messages, choose_sources
+from app.answering.pipeline import Answerer, build_messages, choose_sources
 from app.documents import Chunk
 from app.index import Library
 from app.index.store import NewDocument
