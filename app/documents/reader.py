@@ -89,9 +89,9 @@ _EXITED: dict[str, Any] = {"event": "exited"}
 class _Child:
     """One worker process and a thread that turns its output into messages."""
 
-    def __init__(self) -> None:
+    def __init__(self, background: bool) -> None:
         self.process = subprocess.Popen(
-            own_module("app.documents.worker"),
+            own_module("app.documents.worker", *(["--background"] if background else [])),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             cwd=child_folder(),
@@ -149,8 +149,12 @@ class _Child:
 class DocumentReader:
     """Reads documents in a child process, one request at a time (its own thread drives it)."""
 
-    def __init__(self, limits: ReadLimits, name: str = "reader") -> None:
-        self.limits = limits  # read at each request: settings apply from the next document
+    def __init__(
+        self, limits: ReadLimits, name: str = "reader", *, background: bool = True
+    ) -> None:
+        """`background`: the process runs at a lower priority (indexing; not a preview)."""
+        self.limits = limits
+        self._background = background  # read at each request: settings apply from the next document
         self._thread = SerialWorker(name)
         self._child: _Child | None = None  # only touched on self._thread
 
@@ -303,7 +307,7 @@ class DocumentReader:
             return self._child
         if self._child is not None:
             self._child.stop(kill=True)
-        child = _Child()
+        child = _Child(self._background)
         try:
             message = child.messages.get(timeout=START_TIMEOUT_S)
         except queue.Empty:

@@ -25,6 +25,7 @@ from app.documents.formats import Format, UnsupportedFormat, detect
 from app.documents.ocr import read_page
 from app.documents.parse import DocumentError, PageText, mupdf, open_document
 from app.documents.render import render_page
+from app.processes import lower_this_process
 
 Send = Callable[[dict[str, Any]], None]
 
@@ -35,6 +36,8 @@ MAX_CHARACTERS = 64 << 20
 
 
 def main() -> int:
+    if "--background" in sys.argv[1:]:  # indexing; a preview is what the user waits for
+        lower_this_process()
     channel = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", errors="replace")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout = sys.stderr

@@ -15,6 +15,7 @@ import pytest
 
 from app.documents.reader import ReadLimits
 from app.intake import FileFailed, FileIndexed, IntakeEvent, PagesParsed
+from app.processes import BACKGROUND_NICENESS
 from tests.conftest import REPO
 from tests.documents import write_long_pdf, write_pdf
 from tests.hostile import write_bomb_epub
@@ -118,3 +119,16 @@ def test_no_reader_outlives_an_app_killed_mid_document(tmp_path: Path) -> None:
     app.stdout.close()
     _, alive = psutil.wait_procs([reader], timeout=30)
     assert not alive, "the reader kept running after the app was killed"
+
+
+def test_indexing_reads_in_the_background_and_a_preview_does_not(tmp_path: Path) -> None:
+    pdf = write_pdf(tmp_path / "a.pdf")
+
+    async def scenario() -> dict[bool, int]:
+        async with opened(embeddings=False) as docent:
+            await docent.reader.start()
+            await docent.render_page(pdf, 1)  # the preview's own reader
+            return {"--background" in c.cmdline(): c.nice() for c in reader_processes()}
+
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    assert run(scenario()) == {True: min(ours + BACKGROUND_NICENESS, 19), False: ours}
