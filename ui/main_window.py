@@ -94,6 +94,8 @@ class QuestionBox(QPlainTextEdit):
     def __init__(self) -> None:
         super().__init__()
         self.setPlaceholderText("Ask about your documents… (Enter sends, Shift+Enter: new line)")
+        self.setAccessibleName("Question")
+        self.setTabChangesFocus(True)  # Tab leaves the box, as everywhere else in the window
         self.setFixedHeight(64)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
@@ -187,6 +189,7 @@ class MainWindow(QMainWindow):
         splitter.addWidget(right)
         splitter.setSizes([380, 700])
         self.setCentralWidget(splitter)
+        self.question.setFocus()  # the window opens ready for a question
         self.resize(1100, 700)
         self.statusBar().showMessage("Drop documents here, or press Ctrl+O.")
         self.model_state = plain_label()
@@ -507,6 +510,8 @@ class MainWindow(QMainWindow):
         preview = PagePreview(self.docent, Path(source.path), source.page, source.text, self)
         self.previews.append(preview)
         preview.finished.connect(self._forget_closed_previews)
+        # Closed (Escape), it hands the keyboard back to where the user was, window manager or not.
+        preview.finished.connect(self.activateWindow)
         preview.show()
         return preview
 
