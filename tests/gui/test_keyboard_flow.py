@@ -10,7 +10,7 @@ import pytest
 import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
+from PySide6.QtWidgets import QAbstractButton, QApplication, QFileDialog, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from tests.documents import write_pdf
@@ -123,3 +123,42 @@ def test_add_ask_and_open_the_cited_page_by_keyboard_alone(
     assert passed.index(turn.badge) < passed.index(turn.answer) < passed.index(window.conversation)
     in_the_answer = passed[: passed.index(window.conversation)]
     assert all(window.conversation.isAncestorOf(widget) for widget in in_the_answer)
+
+
+def spoken(widget: QWidget) -> str:
+    """What a screen reader says for `widget`: its accessible name, else a button's text or
+    its label's (a buddy); text without a letter (◀, +) says nothing."""
+    text = widget.accessibleName()
+    if not text and isinstance(widget, QAbstractButton):
+        text = widget.text()
+    if not text:
+        text = next(
+            (
+                label.text()
+                for label in widget.window().findChildren(QLabel)
+                if label.buddy() is widget
+            ),
+            "",
+        )
+    return text if any(character.isalpha() for character in text) else ""
+
+
+def test_everything_that_takes_the_focus_has_a_name_a_screen_reader_reads(
+    window: MainWindow, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    report = write_pdf(tmp_path / "report.pdf")
+    loop.run_until_complete(window.add_paths([report]))
+    loop.run_until_complete(window.ask(QUESTION))
+    (turn,) = window.conversation.cards
+    assert turn.sources.cards  # so the cards are checked too
+    preview = window.show_source(turn.sources.cards[0].source)
+    assert preview.loading is not None
+    loop.run_until_complete(preview.loading)
+    focusable = [
+        widget
+        for widget in window.findChildren(QWidget)
+        # A viewport passes its focus on to its view (its proxy), which is checked itself.
+        if widget.focusPolicy() != Qt.FocusPolicy.NoFocus and widget.focusProxy() is None
+    ]
+    assert {window.question, turn.answer, turn.badge, turn.sources.cards[0]} <= set(focusable)
+    assert [describe(widget) for widget in focusable if not spoken(widget)] == []
