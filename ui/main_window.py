@@ -189,6 +189,7 @@ class MainWindow(QMainWindow):
         splitter.addWidget(right)
         splitter.setSizes([380, 700])
         self.setCentralWidget(splitter)
+        self.splitters = (splitter, left)  # remembered in this order
         self.question.setFocus()  # the window opens ready for a question
         self.resize(1100, 700)
         self.statusBar().showMessage("Drop documents here, or press Ctrl+O.")
@@ -207,6 +208,8 @@ class MainWindow(QMainWindow):
         self.state = WindowState.load(self._state_file)
         if geometry := self.state.geometry_bytes():
             self.restoreGeometry(QByteArray(geometry))
+        for restored, state in zip(self.splitters, self.state.splitter_states(), strict=False):
+            restored.restoreState(QByteArray(state))  # False, and no change, when damaged
         self.session.set_collapsed(self.state.session_collapsed)
 
         self._cancel: CancelToken | None = None
@@ -348,6 +351,7 @@ class MainWindow(QMainWindow):
 
     def save_state(self) -> None:
         self.state.set_geometry(bytes(self.saveGeometry().data()))
+        self.state.set_splitters([bytes(s.saveState().data()) for s in self.splitters])
         self.state.scope = self.documents.ticked_paths()
         self.state.session_collapsed = self.session.collapsed
         self.state.save(self._state_file)
