@@ -82,9 +82,8 @@ class ProgressDelegate(QStyledItemDelegate):
 
 class TickDelegate(QStyledItemDelegate):
     """Outlines a row's tick box in the palette's Mid colour (on a selected row, the colour of
-    its text). Fusion outlines it in the window
-    colour, darkened: on a dark palette that is the list's own background, and the box
-    vanished (docs/screenshots/07-dark.png)."""
+    its text). Fusion outlines it in the window colour, darkened: on a dark palette that is
+    the list's own background, and the box vanished (docs/screenshots/07-dark.png)."""
 
     def paint(
         self,
