@@ -4,7 +4,6 @@ whether the session panel is folded."""
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -59,5 +58,5 @@ def _encoded(data: bytes) -> str:
 def _decoded(text: str) -> bytes:
     try:
         return base64.b64decode(text, validate=True)
-    except (binascii.Error, ValueError):
+    except ValueError:  # not base64 (binascii.Error), or not ASCII
         return b""  # damaged: the window keeps its defaults
