@@ -4,6 +4,7 @@ followed as it streams unless the user scrolled up to read."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -58,11 +59,22 @@ class ConversationPanel(QScrollArea):
         self.cards.append(card)
         self._following = True
         card.begin()
+        self.order_focus()
         return card
 
     def apply(self, event: AnswerEvent) -> None:
         if self.current is not None:
             self.current.apply(event)
+            if isinstance(event, Finished):  # its source cards are new
+                self.order_focus()
+
+    def order_focus(self) -> None:
+        """Tab goes through the cards in reading order, right after the conversation itself
+        (so right before the question box): widgets made later would join the end of the
+        window's focus chain, after the sidebar."""
+        chain = [self, *(widget for card in self.cards for widget in card.focus_order())]
+        for before, after in pairwise(chain):
+            QWidget.setTabOrder(before, after)
 
     def clear(self) -> None:
         """Start afresh (a new conversation)."""
@@ -98,6 +110,7 @@ class ConversationPanel(QScrollArea):
                     row["grounded"],
                 )
             )
+        self.order_focus()
 
     def cited_sources(self) -> list[Source]:
         """Every source shown under an answer, oldest first."""

@@ -36,6 +36,7 @@ class ConversationList(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.list = _Rows(self)
+        self.list.setAccessibleName("Conversations")
         self.list.itemActivated.connect(self._activated)
         self.list.itemClicked.connect(self._activated)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)

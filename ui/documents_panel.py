@@ -15,7 +15,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QBrush, QContextMenuEvent, QPainter
+from PySide6.QtGui import QBrush, QContextMenuEvent, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -80,6 +80,35 @@ class ProgressDelegate(QStyledItemDelegate):
         return QSize(hint.width(), max(hint.height(), option.fontMetrics.height() + 10))
 
 
+class TickDelegate(QStyledItemDelegate):
+    """Outlines a row's tick box in the palette's Mid colour (on a selected row, the colour of
+    its text). Fusion outlines it in the window colour, darkened: on a dark palette that is
+    the list's own background, and the box vanished (docs/screenshots/07-dark.png)."""
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
+        super().paint(painter, option, index)
+        if index.data(Qt.ItemDataRole.CheckStateRole) is None:
+            return
+        item = QStyleOptionViewItem(option)
+        self.initStyleOption(item, index)
+        style = option.widget.style() if option.widget else QApplication.style()
+        box = style.subElementRect(
+            QStyle.SubElement.SE_ItemViewItemCheckIndicator, item, option.widget
+        )
+        selected = option.state & QStyle.StateFlag.State_Selected
+        role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Mid
+        painter.save()
+        painter.setPen(option.palette.color(role))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(box.adjusted(0, 0, -1, -1))
+        painter.restore()
+
+
 class DocumentsPanel(QTreeWidget):
     """A row per document; ticked rows limit questions to those documents (none ticked: all).
 
@@ -108,6 +137,7 @@ class DocumentsPanel(QTreeWidget):
         header.setSectionResizeMode(STATUS, QHeaderView.ResizeMode.Interactive)
         self.setColumnWidth(STATUS, 130)
         self.setItemDelegateForColumn(STATUS, ProgressDelegate(self))
+        self.setItemDelegateForColumn(NAME, TickDelegate(self))
         self._rows: dict[str, QTreeWidgetItem] = {}
 
     def row(self, path: Path | str) -> QTreeWidgetItem:

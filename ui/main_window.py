@@ -94,6 +94,8 @@ class QuestionBox(QPlainTextEdit):
     def __init__(self) -> None:
         super().__init__()
         self.setPlaceholderText("Ask about your documents… (Enter sends, Shift+Enter: new line)")
+        self.setAccessibleName("Question")
+        self.setTabChangesFocus(True)  # Tab leaves the box, as everywhere else in the window
         self.setFixedHeight(64)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
@@ -187,6 +189,8 @@ class MainWindow(QMainWindow):
         splitter.addWidget(right)
         splitter.setSizes([380, 700])
         self.setCentralWidget(splitter)
+        self.splitters = (splitter, left)  # remembered in this order
+        self.question.setFocus()  # the window opens ready for a question
         self.resize(1100, 700)
         self.statusBar().showMessage("Drop documents here, or press Ctrl+O.")
         self.model_state = plain_label()
@@ -204,6 +208,8 @@ class MainWindow(QMainWindow):
         self.state = WindowState.load(self._state_file)
         if geometry := self.state.geometry_bytes():
             self.restoreGeometry(QByteArray(geometry))
+        for restored, state in zip(self.splitters, self.state.splitter_states(), strict=False):
+            restored.restoreState(QByteArray(state))  # False, and no change, when damaged
         self.session.set_collapsed(self.state.session_collapsed)
 
         self._cancel: CancelToken | None = None
@@ -345,6 +351,7 @@ class MainWindow(QMainWindow):
 
     def save_state(self) -> None:
         self.state.set_geometry(bytes(self.saveGeometry().data()))
+        self.state.set_splitters([bytes(s.saveState().data()) for s in self.splitters])
         self.state.scope = self.documents.ticked_paths()
         self.state.session_collapsed = self.session.collapsed
         self.state.save(self._state_file)
@@ -511,6 +518,8 @@ class MainWindow(QMainWindow):
         preview = PagePreview(self.docent, Path(source.path), source.page, source.text, self)
         self.previews.append(preview)
         preview.finished.connect(self._forget_closed_previews)
+        # Closed (Escape), it hands the keyboard back to where the user was, window manager or not.
+        preview.finished.connect(self.activateWindow)
         preview.show()
         return preview
 

@@ -55,17 +55,19 @@ class PagePreview(QDialog):
         scroll = QScrollArea()
         scroll.setWidget(self.image)
         scroll.setWidgetResizable(True)
+        scroll.setAccessibleName("Page")
         self.position = plain_label()  # or the PDF reader's error
-        buttons = {
-            "◀": lambda: self.go(self.page - 1),
-            "▶": lambda: self.go(self.page + 1),
-            "−": lambda: self.set_zoom(self.zoom / 1.25),
-            "+": lambda: self.set_zoom(self.zoom * 1.25),
-            "Open in system viewer": self.open_externally,
+        buttons = {  # text: (what a screen reader says, the action)
+            "◀": ("Previous page", lambda: self.go(self.page - 1)),
+            "▶": ("Next page", lambda: self.go(self.page + 1)),
+            "−": ("Zoom out", lambda: self.set_zoom(self.zoom / 1.25)),
+            "+": ("Zoom in", lambda: self.set_zoom(self.zoom * 1.25)),
+            "Open in system viewer": ("", self.open_externally),
         }
         bar = QHBoxLayout()
-        for text, action in buttons.items():
+        for text, (name, action) in buttons.items():
             button = QPushButton(text)
+            button.setAccessibleName(name)
             button.clicked.connect(action)
             bar.addWidget(button)
         bar.insertWidget(2, self.position, 1)

@@ -52,7 +52,7 @@ def dark_palette() -> QPalette:
         (QPalette.ColorRole.ToolTipText, "#e8eaed"),
         (QPalette.ColorRole.Light, "#4a4b4f"),
         (QPalette.ColorRole.Midlight, "#3c4043"),
-        (QPalette.ColorRole.Mid, "#5f6368"),
+        (QPalette.ColorRole.Mid, "#72767b"),  # outlines (tick boxes): 3:1 on Base, AlternateBase
         (QPalette.ColorRole.Dark, "#151618"),
         (QPalette.ColorRole.Shadow, "#000000"),
     ):

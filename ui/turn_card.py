@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QTextBrowser,
     QToolTip,
     QVBoxLayout,
+    QWidget,
 )
 
 from app.answering import (
@@ -165,6 +166,10 @@ class TurnCard(QFrame):
                 cursor = self.answer.textCursor()
                 cursor.select(QTextCursor.SelectionType.Document)
                 cursor.mergeCharFormat(style)
+
+    def focus_order(self) -> list[QWidget]:
+        """What Tab visits in the card, top to bottom (hidden ones are skipped by Qt)."""
+        return [self.answer, self.badge, *self.sources.cards, self.reask, self.what_was_sent]
 
     def chips(self) -> dict[str, Source]:
         """The answer's citation chips: their link and the Source each opens."""

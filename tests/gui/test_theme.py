@@ -44,3 +44,37 @@ def test_switching_to_a_dark_palette_recolours_the_chart_and_failures(
     assert session.chart.backgroundBrush().color() == dark.base().color()
     assert session.x_axis.labelsBrush().color() == dark.text().color()
     assert failed.foreground(STATUS).color() == error_colour(dark_palette()) == QColor("#ef9a9a")
+
+
+def luminance(colour: QColor) -> float:
+    """Relative luminance, as WCAG defines it."""
+    linear = [
+        c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in colour.getRgbF()[:3]
+    ]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(one: QColor, other: QColor) -> float:
+    darker, lighter = sorted((luminance(one), luminance(other)))
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def test_tick_boxes_stand_out_on_a_dark_palette(qtbot: QtBot) -> None:
+    documents = DocumentsPanel()
+    qtbot.addWidget(documents)
+    documents.setPalette(dark_palette())
+    for name in ("report.pdf", "fleet.pdf", "tea.pdf"):  # plain, alternate, selected rows
+        documents.row(Path("/docs") / name)
+    documents.topLevelItem(2).setSelected(True)
+    documents.resize(400, 200)
+    image = documents.grab().toImage()
+    for row in range(3):
+        rect = documents.visualItemRect(documents.topLevelItem(row))
+        rect.translate(documents.viewport().pos())
+        background = image.pixelColor(rect.right() - 2, rect.center().y())  # past the text
+        box = [  # the row's start, where the tick box is drawn
+            image.pixelColor(x, y)
+            for x in range(rect.left(), rect.left() + rect.height())
+            for y in range(rect.top(), rect.bottom())
+        ]
+        assert max(contrast(pixel, background) for pixel in box) >= 3, f"row {row}"

@@ -9,8 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 import qasync
-from PySide6.QtCore import QUrl
-from PySide6.QtWidgets import QToolTip
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QToolTip
 from pytestqt.qtbot import QtBot
 
 from app.answering import Failed, Finished, RouteDecided, Source, SourcesFound, Token
@@ -97,6 +98,27 @@ def test_markers_become_chips_that_show_the_passage_and_open_the_page(
     with qtbot.waitSignal(card.source_clicked) as from_card:
         card.sources.cards[1].clicked.emit(deletion)
     assert from_card.args == [deletion]
+
+
+def test_tab_reaches_each_chip_and_enter_opens_its_page(card: TurnCard, qtbot: QtBot) -> None:
+    invoices = source(1, "Customer invoices are kept for seven years.")
+    deletion = source(2, "The Head of Compliance approves deletion.", page=3)
+    card.apply(SourcesFound((invoices, deletion)))
+    answer = "Invoices are kept seven years [1]; deletion needs approval [2]."
+    card.apply(Finished(answer, (invoices, deletion), metrics(), 1, False, None))
+    with qtbot.waitActive(card):
+        card.show()
+    card.answer.setFocus()
+    opened: list[Source] = []
+    card.source_clicked.connect(opened.append)
+    for chip in ("[1]", "[2]"):
+        QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        assert QApplication.focusWidget() is card.answer
+        assert card.answer.textCursor().selectedText() == chip
+        QTest.keyClick(card.answer, Qt.Key.Key_Return)
+    assert opened == [invoices, deletion]
+    QTest.keyClick(card.answer, Qt.Key.Key_Tab)  # past the last chip: on to the badge
+    assert QApplication.focusWidget() is card.badge
 
 
 def test_a_cloud_answer_offers_what_was_sent_and_the_local_reask(
