@@ -5,10 +5,19 @@ It lives in ui/ because only ui/ may import Qt; the CLI path never loads Qt.
 
 from __future__ import annotations
 
+import gc
 import runpy
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+
+def collect_later() -> None:
+    """Before the window's modules load: no automatic collection until the GUI thread's own
+    collector runs (ui.garbage, started with the window). Start-up makes objects that live as
+    long as the app (modules, classes, Qt's types); collecting while they were made freed
+    nothing, ~150 times: 0.09 s of a one-second start."""
+    gc.disable()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -23,11 +32,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         runpy.run_module(arguments[1], run_name="__main__", alter_sys=True)
         return 0
     if arguments == ["--smoke-test"]:
+        collect_later()
         from ui.main import run
         from ui.tools.smoke import session
 
         return run(session=session)
     if not arguments or arguments[0] == "gui":
+        collect_later()
         from ui.main import run
 
         return run(arguments[1:])

@@ -118,6 +118,7 @@ class RouteBadge(QWidget):
             f"{describe_cost(metrics.cost_usd)}"
         )
         self._text = metrics.footer()
+        self.setAccessibleDescription(self._text)  # route, reason and numbers, as copied
 
     def fail(self, error: str) -> None:
         self.ticker.stop()
@@ -126,6 +127,7 @@ class RouteBadge(QWidget):
         self.numbers.setText(f"failed: {error}")
         self.numbers.setStyleSheet(f"color: {error_colour(self.palette()).name()}")
         self._text = f"failed: {error}"
+        self.setAccessibleDescription(self._text)
 
     def _show_route(self, route: str, model: str, reason: str) -> None:
         self._route, self._reason = route, reason

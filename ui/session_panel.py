@@ -61,6 +61,7 @@ class SessionPanel(QWidget):
         view.setRenderHint(QPainter.RenderHint.Antialiasing)
         view.setMinimumHeight(220)
         view.setAccessibleName("Latency per answer")
+        view.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # nothing to do in it by keyboard: no Tab stop
         self.body = QWidget()
         body = QVBoxLayout(self.body)
         body.setContentsMargins(0, 0, 0, 0)

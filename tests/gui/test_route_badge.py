@@ -51,6 +51,7 @@ def test_the_badge_ticks_then_settles_on_the_recorded_numbers(qtbot: QtBot) -> N
     badge.apply(Finished("Tax audits.", (), METRICS, 1, False, None))
     assert not badge.ticking
     assert badge.text() == METRICS.footer()
+    assert badge.accessibleDescription() == METRICS.footer()  # what a screen reader reads out
     assert badge.numbers.text() == (
         "TTFT 0.52 s · total 2.4 s · 31.5 tok/s · 812+64 tokens · $0.0012"
     )
@@ -72,4 +73,5 @@ def test_the_badge_copies_its_line_and_shows_a_failure(qtbot: QtBot) -> None:
     assert not badge.ticking
     assert not badge.chip.isVisible()
     assert badge.text() == "failed: the cloud answered 401: check the key"
+    assert badge.accessibleDescription() == badge.text()
     assert "color:" in badge.numbers.styleSheet()
