@@ -52,8 +52,8 @@ class SessionPanel(QWidget):
         self.x_axis = QValueAxis()
         self.x_axis.setLabelFormat("%d")
         self.x_axis.setTitleText("answer")
-        self.y_axis = QValueAxis()
-        self.y_axis.setTitleText("seconds")
+        self.y_axis = QValueAxis()  # untitled: the chart's title gives the unit, and a sidebar
+        # this narrow cut "seconds" short
         self.chart.addAxis(self.x_axis, Qt.AlignmentFlag.AlignBottom)
         self.chart.addAxis(self.y_axis, Qt.AlignmentFlag.AlignLeft)
         self.series: dict[tuple[str, str], QScatterSeries] = {}
