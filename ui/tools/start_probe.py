@@ -6,15 +6,14 @@ launcher's order."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
-
-from ui.launcher import collect_later
 
 USABLE = "usable"
 
 
 def main() -> int:
-    collect_later()
+    gc.disable()  # as ui.launcher.collect_later() does before the window's modules load
     from app.bootstrap import Docent  # the core before PySide6, as ui.main has it
     from ui.main import open_window, run
 
