@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 async def _load(module: str) -> ModuleType:
     """Import a part the window does not need to open (the answering pipeline, the keychain,
-    the MCP SDK) when it is first used, in a thread: together they were a fifth of start-up."""
+    the MCP SDK) when it is first used, in a thread, rather than at every start-up."""
     return await asyncio.to_thread(importlib.import_module, module)
 
 

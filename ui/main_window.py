@@ -493,8 +493,8 @@ class MainWindow(QMainWindow):
         self.docent.intake.watch(folders)
 
     def open_settings(self) -> SettingsDialog:
-        # Loaded when first opened, as the summary dialog: with the keychain and the summary
-        # pipeline they import, a tenth of start-up.
+        # Loaded when first opened, as the summary dialog: they import the keychain and the
+        # summary pipeline, which start-up does not need.
         from ui.settings_dialog import SettingsDialog
 
         dialog = SettingsDialog(self.docent, self)
