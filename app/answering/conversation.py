@@ -11,6 +11,7 @@ earlier turn already sent keeps its number and is not sent again.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -105,6 +106,15 @@ class Conversation:
 
     id: int | None = None
     turns: list[Turn] = field(default_factory=list)
+    _recording: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
+
+    async def recorded_id(self, library: Library, question: str) -> int:
+        """Its row in the library, made by the first question that gets here: a second question
+        asked before the first one's row exists waits for it (it made a second row)."""
+        async with self._recording:
+            if self.id is None:
+                self.id = await library.write(lambda store: conversations.create(store, question))
+        return self.id
 
     @classmethod
     def from_rows(cls, conversation_id: int, rows: Sequence[dict[str, Any]]) -> Conversation:

@@ -38,7 +38,7 @@ from app.answering.summary import Summarizer
 from app.answering.summary_request import summary_request
 from app.cjk import estimate_tokens
 from app.documents.chunking import cited_as
-from app.index import HistoryRecord, Library, Passage, conversations
+from app.index import HistoryRecord, Library, Passage
 from app.index.terms import stated_values
 from app.llm.engine import (
     CancelToken,
@@ -273,11 +273,8 @@ class Answerer:
         plan = Plan.alone(sources)
         if conversation is not None:
             plan = conversation.plan(sources, self._history_room(question))
-            if conversation.id is None:
-                conversation.id = await self.library.write(
-                    lambda store: conversations.create(store, question)
-                )
-            yield InConversation(conversation.id, standalone, plan.dropped)
+            conversation_id = await conversation.recorded_id(self.library, question)
+            yield InConversation(conversation_id, standalone, plan.dropped)
             if plan.dropped:
                 yield Status(
                     f"left out the {plan.dropped} oldest turn{'s' if plan.dropped > 1 else ''} "
@@ -516,11 +513,8 @@ class Answerer:
             "cache", cached.model, f"asked {age:.0f} s ago; cached for {self.cache.ttl_s:g} s"
         )
         if conversation is not None:
-            if conversation.id is None:
-                conversation.id = await self.library.write(
-                    lambda store: conversations.create(store, question)
-                )
-            yield InConversation(conversation.id, question, 0)
+            conversation_id = await conversation.recorded_id(self.library, question)
+            yield InConversation(conversation_id, question, 0)
         yield SourcesFound(cached.sources)
         yield RouteDecided(decision.route, decision.model, decision.reason)
         yield Token(cached.answer)

@@ -3,6 +3,7 @@ how they are kept in the library file."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from app.answering.conversation import Conversation, Turn, standalone
 from app.answering.events import Source
 from app.cjk import estimate_tokens
-from app.index import conversations
+from app.index import Library, conversations
 from app.index.store import HistoryRecord, Store
 
 FIRST = "When was the English edition of the Harbor Handbook published?"
@@ -131,3 +132,25 @@ def test_a_conversation_is_kept_reopened_and_deleted_with_its_turns(tmp_path: Pa
         assert [row["question"] for row in store.history()] == ["a question on its own"]
     finally:
         store.close()
+
+
+def test_two_questions_asked_at_once_start_one_conversation(tmp_path: Path) -> None:
+    """The second question came before the first one's conversation was recorded (the window
+    stops an answer when a new question comes): it made a second conversation."""
+
+    async def scenario() -> tuple[list[int], list[int]]:
+        library = Library(tmp_path / "library.sqlite3", None)
+        await library.open()
+        try:
+            conversation = Conversation()
+            ids = await asyncio.gather(
+                conversation.recorded_id(library, FIRST), conversation.recorded_id(library, "why?")
+            )
+            listed = await library.read(conversations.listing)
+            return list(ids), [c.id for c in listed]
+        finally:
+            await library.close()
+
+    ids, listed = asyncio.run(scenario())
+    assert ids == listed * 2
+    assert len(listed) == 1
