@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtWidgets import QApplication, QToolTip
 from pytestqt.qtbot import QtBot
 
 from app.bootstrap import Docent
@@ -66,6 +66,15 @@ def test_ask_streams_an_answer_with_its_badge_and_sources(
         "[1] report.pdf",
         "p. 1 — Section 3: Retention",
     )
+    # The model wrote no [n]; the sentences the citation tracker tied to a source end in chips.
+    assert turn.chips(), turn.answer.toPlainText()
+    link, cited_source = next(iter(turn.chips().items()))
+    assert f"[{cited_source.number}]" in turn.answer.toPlainText()
+    turn.answer.highlighted.emit(QUrl(link))  # the mouse over the chip
+    assert tooltip_shows(QToolTip.text()) == f"{cited_source.where}\n\n{cited_source.text}"
+    turn.answer.anchorClicked.emit(QUrl(link))
+    preview = window.previews[-1]
+    assert (preview.path.name, preview.page) == (cited_source.document, cited_source.page)
     badge = turn.badge.text()
     assert badge.startswith("route: local (qwen2.5-coder-0.5b) · why: ")
     assert "$0.0000" in badge
