@@ -153,8 +153,8 @@ class DocumentReader:
         self, limits: ReadLimits, name: str = "reader", *, background: bool = True
     ) -> None:
         """`background`: the process runs at a lower priority (indexing; not a preview)."""
-        self.limits = limits
-        self._background = background  # read at each request: settings apply from the next document
+        self.limits = limits  # read at each request: settings apply from the next document
+        self._background = background
         self._thread = SerialWorker(name)
         self._child: _Child | None = None  # only touched on self._thread
 
