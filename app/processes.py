@@ -1,16 +1,31 @@
 """Docent's own child processes, started isolated; helper servers on 127.0.0.1: a free port for
-one, and one run as a child process (started, awaited until it says it serves, stopped by PID)."""
+one, and one run as a child process (started, awaited until it says it serves, stopped by PID).
+
+Native code that may crash on a user's machine (MuPDF, llama.cpp) runs in a child that speaks
+JSON lines: requests on its stdin, messages on its stdout (`ChildProcess` on the app's side,
+`open_channel` on the child's), so a crash costs one document or one answer, never the window.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import queue
+import signal
 import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO, Any
+
+# What a child's pump puts in its queue once the child's output ends (it exited or crashed).
+EXITED: dict[str, Any] = {"event": "exited"}
+PARENT_CHECK_S = 1.0
 
 
 def own_module(module: str, *arguments: str) -> list[str]:
@@ -97,3 +112,128 @@ def serving(
         reader.join()
         assert process.stdout is not None
         process.stdout.close()
+
+
+class ChildProcess:
+    """One of Docent's modules in a child process (`own_module`), and a thread that turns the
+    JSON lines it writes into `messages` (ending with EXITED)."""
+
+    def __init__(self, module: str, *arguments: str) -> None:
+        self.process = subprocess.Popen(
+            own_module(module, *arguments),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            cwd=child_folder(),
+            creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # no console on Windows
+        )
+        self.messages: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
+        self._usage: Any = None  # a psutil.Process, once memory is first asked for
+        self._writing = threading.Lock()  # a cancel is sent from whichever thread cancels
+        self._pump = threading.Thread(target=self._read, name=f"docent-{module}-pipe", daemon=True)
+        self._pump.start()
+
+    def _read(self) -> None:
+        output: IO[bytes] | None = self.process.stdout
+        assert output is not None
+        for line in output:
+            try:
+                self.messages.put(json.loads(line))
+            except ValueError:
+                self.messages.put({"event": "failed", "reason": "the child sent garbled output"})
+        self.messages.put(EXITED)
+
+    def send(self, request: dict[str, Any]) -> None:
+        """Write one request; a child that died is reported by its EXITED message, not here."""
+        stdin = self.process.stdin
+        assert stdin is not None
+        with self._writing, contextlib.suppress(BrokenPipeError, ValueError, OSError):
+            stdin.write(json.dumps(request).encode() + b"\n")
+            stdin.flush()
+
+    def next_message(self, timeout_s: float) -> dict[str, Any] | None:
+        try:
+            return self.messages.get(timeout=timeout_s)
+        except queue.Empty:
+            return None
+
+    def memory(self) -> int:
+        import psutil  # with the first child, off the GUI thread: not at start-up
+
+        try:
+            self._usage = self._usage or psutil.Process(self.process.pid)
+            return int(self._usage.memory_info().rss)
+        except psutil.Error:
+            return 0  # it just exited: the exit is reported next
+
+    def stop(self, *, kill: bool) -> int | None:
+        """End the process (closing its input asks it to; `kill` does not ask); its exit code."""
+        with self._writing, contextlib.suppress(OSError):
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+        if kill:
+            with contextlib.suppress(OSError):
+                self.process.kill()
+        try:
+            code = self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait()
+        self._pump.join()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+        return code
+
+
+def how_it_ended(code: int | None) -> str:
+    """A child's exit code in words: "segmentation fault", "exit status 3"."""
+    if code is None:
+        return "stopped"
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            number = signal.Signals(-code)
+            return _SIGNALS.get(number.name, f"signal {number.name}")
+        return f"signal {-code}"
+    return _WINDOWS_CRASHES.get(code, f"exit status {code}")
+
+
+_SIGNALS = {
+    "SIGSEGV": "segmentation fault",
+    "SIGBUS": "bus error",
+    "SIGILL": "an instruction this processor does not have",
+    "SIGFPE": "arithmetic fault",
+    "SIGABRT": "aborted",
+    "SIGKILL": "killed, most likely for lack of memory",
+}
+_WINDOWS_CRASHES = {  # NTSTATUS codes a crashed process exits with
+    0xC0000005: "segmentation fault (access violation)",
+    0xC000001D: "an instruction this processor does not have",
+    0xC00000FD: "stack overflow",
+    0xC0000409: "aborted",
+}
+
+
+def open_channel() -> Callable[[dict[str, Any]], None]:
+    """In a child: keep the real stdout for messages (whatever a native library prints goes to
+    stderr), exit when the parent is gone, and return the function that sends a message."""
+    channel = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", errors="replace")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
+    writing = threading.Lock()
+
+    def send(message: dict[str, Any]) -> None:
+        with writing:
+            channel.write(json.dumps(message, ensure_ascii=False) + "\n")
+            channel.flush()
+
+    threading.Thread(target=_exit_with_parent, name="parent-watch", daemon=True).start()
+    return send
+
+
+def _exit_with_parent() -> None:
+    """A child stuck in native code outlives a killed app unless it notices by itself."""
+    import psutil
+
+    parent = psutil.Process(os.getppid())
+    while parent.is_running():  # which also tells a new process that got the same PID
+        time.sleep(PARENT_CHECK_S)
+    os._exit(1)

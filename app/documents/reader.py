@@ -12,21 +12,17 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import json
-import queue
-import subprocess
-import threading
 import time
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from app.documents.chunking import Chunk
 from app.documents.ocr import WordBox
 from app.documents.parse import DocumentError
 from app.documents.render import RenderedPage
-from app.processes import child_folder, own_module
+from app.processes import EXITED, ChildProcess, how_it_ended
 from app.settings import LibrarySettings
 from app.workers import Emitter, SerialWorker, StreamClosed
 
@@ -83,68 +79,6 @@ class PageOcred:
 
 ReadEvent = Opened | ChunksRead | Parsed
 
-_EXITED: dict[str, Any] = {"event": "exited"}
-
-
-class _Child:
-    """One worker process and a thread that turns its output into messages."""
-
-    def __init__(self, background: bool) -> None:
-        self.process = subprocess.Popen(
-            own_module("app.documents.worker", *(["--background"] if background else [])),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            cwd=child_folder(),
-            creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # no console on Windows
-        )
-        import psutil  # with the first document, on the reader's thread: not at start-up
-
-        self.usage = psutil.Process(self.process.pid)
-        self.messages: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
-        self._pump = threading.Thread(target=self._read, name="docent-reader-pipe", daemon=True)
-        self._pump.start()
-
-    def _read(self) -> None:
-        output: IO[bytes] | None = self.process.stdout
-        assert output is not None
-        for line in output:
-            try:
-                self.messages.put(json.loads(line))
-            except ValueError:
-                self.messages.put({"event": "failed", "reason": "the reader sent garbled output"})
-        self.messages.put(_EXITED)
-
-    def send(self, request: dict[str, Any]) -> None:
-        stdin = self.process.stdin
-        assert stdin is not None
-        stdin.write(json.dumps(request).encode() + b"\n")
-        stdin.flush()
-
-    def memory(self) -> int:
-        import psutil  # loaded by __init__
-
-        try:
-            return int(self.usage.memory_info().rss)
-        except psutil.Error:
-            return 0  # it just exited: the exit is reported next
-
-    def stop(self, *, kill: bool) -> int | None:
-        """End the process (closing its input asks it to; `kill` does not ask)."""
-        with contextlib.suppress(OSError):
-            if self.process.stdin is not None:
-                self.process.stdin.close()
-        if kill:
-            self.process.kill()
-        try:
-            code = self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            code = self.process.wait()
-        self._pump.join()
-        if self.process.stdout is not None:
-            self.process.stdout.close()
-        return code
-
 
 class DocumentReader:
     """Reads documents in a child process, one request at a time (its own thread drives it)."""
@@ -156,7 +90,7 @@ class DocumentReader:
         self.limits = limits  # read at each request: settings apply from the next document
         self._background = background
         self._thread = SerialWorker(name)
-        self._child: _Child | None = None  # only touched on self._thread
+        self._child: ChildProcess | None = None  # only touched on self._thread
 
     async def start(self) -> None:
         """Start the child now rather than at the first request (it imports PyMuPDF)."""
@@ -268,16 +202,12 @@ class DocumentReader:
         label = "document"
         finished = False
         try:
-            with contextlib.suppress(BrokenPipeError):  # it died: reported below as a crash
-                child.send(request)
+            child.send(request)  # if it died, its exit is reported below as a crash
             while True:
-                try:
-                    message = child.messages.get(timeout=POLL_S)
-                except queue.Empty:
-                    message = None
+                message = child.next_message(POLL_S)
                 if cancelled():
                     raise StreamClosed
-                if message is _EXITED:
+                if message is EXITED:
                     code = child.stop(kill=True)
                     self._child = None
                     raise DocumentError(_crashed(label, code))
@@ -302,16 +232,15 @@ class DocumentReader:
                 self._child.stop(kill=True)
                 self._child = None
 
-    def _ready_child(self) -> _Child:
+    def _ready_child(self) -> ChildProcess:
         if self._child is not None and self._child.process.poll() is None:
             return self._child
         if self._child is not None:
             self._child.stop(kill=True)
-        child = _Child(self._background)
-        try:
-            message = child.messages.get(timeout=START_TIMEOUT_S)
-        except queue.Empty:
-            message = None
+        child = ChildProcess(
+            "app.documents.worker", *(["--background"] if self._background else [])
+        )
+        message = child.next_message(START_TIMEOUT_S)
         if message is None or message["event"] != "ready":
             child.stop(kill=True)
             raise DocumentError("the document reader could not start (a damaged installation?)")
@@ -327,4 +256,4 @@ class DocumentReader:
 def _crashed(label: str, code: int | None) -> str:
     if code is not None and code < 0:  # killed by a signal: a segfault, an abort
         return f"crashed the {label} reader"
-    return f"crashed the {label} reader (exit status {code})"
+    return f"crashed the {label} reader ({how_it_ended(code)})"

@@ -10,27 +10,22 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import psutil
 
 from app.documents.chunking import chunk_pages
 from app.documents.formats import Format, UnsupportedFormat, detect
 from app.documents.ocr import read_page
 from app.documents.parse import DocumentError, PageText, mupdf, open_document
 from app.documents.render import render_page
-from app.processes import lower_this_process
+from app.processes import lower_this_process, open_channel
 
 Send = Callable[[dict[str, Any]], None]
 
 PROGRESS_INTERVAL = 0.05  # seconds between batches of chunks (and progress reports)
-PARENT_CHECK_S = 1.0
 # The app holds a document's chunks until it writes them in one transaction: a bound on them.
 MAX_CHARACTERS = 64 << 20
 
@@ -38,15 +33,7 @@ MAX_CHARACTERS = 64 << 20
 def main() -> int:
     if "--background" in sys.argv[1:]:  # indexing; a preview is what the user waits for
         lower_this_process()
-    channel = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", errors="replace")
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    sys.stdout = sys.stderr
-
-    def send(message: dict[str, Any]) -> None:
-        channel.write(json.dumps(message, ensure_ascii=False) + "\n")
-        channel.flush()
-
-    threading.Thread(target=_exit_with_parent, name="parent-watch", daemon=True).start()
+    send = open_channel()
     mupdf()  # imported before the first request, so no document's clock counts it
     send({"event": "ready"})
     for line in sys.stdin:
@@ -63,14 +50,6 @@ def main() -> int:
         except Exception as error:  # the document's failure, never the reader's
             send({"event": "failed", "reason": reason_for(error)})
     return 0
-
-
-def _exit_with_parent() -> None:
-    """A child stuck on a hostile file outlives a killed app unless it notices by itself."""
-    parent = psutil.Process(os.getppid())
-    while parent.is_running():  # which also tells a new process that got the same PID
-        time.sleep(PARENT_CHECK_S)
-    os._exit(1)
 
 
 def parse(path: Path, max_unpacked: int | None, send: Send) -> None:
