@@ -9,12 +9,31 @@ PACKAGING := $(VENV)/.packaging
 PEERS := tests/peers/node
 PYTHON_PEERS := tests/peers/python
 
+# llama.cpp for every processor, never -march=native: its CPU code is built once per x86 level
+# (SSE4.2 … AVX2 … AVX-512, AMX) as separate libraries and ggml loads the best one the processor
+# runs (app/llm/native.py). Without the multimodal library, which Docent does not use, the build
+# takes about 6 minutes on 2 cores. CMAKE_ARGS adds a GPU backend (see README). The wheel is kept
+# in a cache of its own, keyed by these flags: pip's wheel cache ignores CMAKE_ARGS, and would
+# hand back a wheel built with other flags.
+LLAMA_VERSION := 0.3.36
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON \
+  -DLLAVA_BUILD=OFF -DLLAMA_BUILD_MTMD=OFF -DCMAKE_INSTALL_BINDIR=llama_cpp/lib $(CMAKE_ARGS)
+LLAMA_BUILD_ID := $(shell printf '%s' '$(LLAMA_VERSION) $(LLAMA_CMAKE_ARGS)' | \
+  $(PYTHON) -c 'import hashlib, sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest()[:16])')
+LLAMA_WHEELS := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/docent-build/llama-cpp-python-$(LLAMA_BUILD_ID)
+
 .PHONY: setup peers run test lint bench conformance screenshots package package-test clean
 
-$(INSTALLED): pyproject.toml
+$(LLAMA_WHEELS)/.built:
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PYTHON) -m pip wheel --no-deps --no-cache-dir \
+	  --wheel-dir $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_VERSION)
+	touch $@
+
+$(INSTALLED): pyproject.toml $(LLAMA_WHEELS)/.built
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -e '.[dev]'
+	$(BIN)/python -m pip install --find-links $(LLAMA_WHEELS) --only-binary llama-cpp-python \
+	  -e '.[dev]'
 	touch $(INSTALLED)
 
 # MCP peers nobody here wrote (server-everything, the conformance suite, @houtini/lm, a Node 22).
