@@ -26,6 +26,7 @@ from app.embeddings import E5Embedder, Embedder
 from app.index import Library
 from app.intake import Intake
 from app.llm.chat_model import LocalChatModel
+from app.llm.safety import SafetyMemory
 from app.llm.speed import check_speed, predict, switch_due
 from app.paths import Paths
 from app.routing import AutoPolicy
@@ -63,7 +64,9 @@ class Docent:
         # Its own process for OCR, so a long scan never holds up the documents behind it.
         self.ocr_reader = DocumentReader(ReadLimits.for_ocr(settings.library), name="ocr")
         self.intake = Intake(self.library, self.reader, self.ocr_reader)
-        self.chat = LocalChatModel(settings.local, self.catalog, paths.models_dir)
+        # Safe settings a crash chose, per model, remembered on this machine (app/llm/safety.py).
+        safety = SafetyMemory(paths.engine_safety)
+        self.chat = LocalChatModel(settings.local, self.catalog, paths.models_dir, safety)
         self.cloud_session = CloudSession(settings.cloud, self.open_cloud_routes)
         self.budget = Budget(self.library, settings.routing.monthly_budget_usd)
         self.cache = AnswerCache(settings.routing.cache_ttl_s)
@@ -187,7 +190,9 @@ class Docent:
     async def check_speed(self) -> SpeedCheck:
         """Time the bundled chat model on this computer and choose the default chat model from
         its speed (app/llm/speed.py); both are saved."""
-        check = await check_speed(self.catalog, self.paths.models_dir, self._settings)
+        check = await check_speed(
+            self.catalog, self.paths.models_dir, self._settings, self.chat.safety
+        )
         self._settings = self._settings.model_copy(update={"speed_check": check})
         await asyncio.to_thread(self._settings.save, self.paths.settings_file)
         return check

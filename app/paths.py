@@ -57,6 +57,11 @@ class Paths:
     def settings_file(self) -> Path:
         return self.config_dir / "settings.json"
 
+    @property
+    def engine_safety(self) -> Path:
+        """The safe settings a crash chose for each local model on this machine."""
+        return self.data_dir / "engine-safety.json"
+
     def create(self) -> None:
         """Docent's folders, private; those an older version made readable to others are
         tightened (which protects the files in them, too). An existing models folder is left as

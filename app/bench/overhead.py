@@ -37,6 +37,7 @@ from app.bench.follow_up import bench_follow_up
 from app.bootstrap import Docent
 from app.index import Passage
 from app.index.store import StoredChunk
+from app.llm import native
 from app.llm.engine import ChatEngine, GenerationRequest
 from app.llm.local import LocalEngine
 from app.processes import free_loopback_port, own_module, serving
@@ -237,13 +238,15 @@ if __name__ == "__main__":
 
 
 async def bench_generation(docent: Docent, requests: Sequence[GenerationRequest]) -> list[Measure]:
-    from llama_cpp import Llama
-
     config = docent.chat.config()
-    engine = LocalEngine(config)
+    engine = LocalEngine(config, docent.chat.safety)
     await engine.start()
+    # The baseline: llama-cpp-python in this process, loaded as the engine's child loads it.
+    llama_cpp = native.load()
+    assert engine.state is not None
+    native.use_extra_buffers(llama_cpp, engine.state.extra_buffers)
     direct = await asyncio.to_thread(
-        Llama,
+        llama_cpp.Llama,
         model_path=str(config.path),
         n_ctx=config.n_ctx,
         n_threads=config.threads,

@@ -9,15 +9,23 @@ from pathlib import Path
 
 from app.catalog import Catalog, ModelError, Progress, ensure_model
 from app.llm.engine import EngineError
-from app.llm.local import LocalEngine, LocalModelConfig
+from app.llm.local import EngineState, LocalEngine, LocalModelConfig
+from app.llm.safety import SafeMode, SafetyMemory
 from app.settings import LocalModelSettings
 
 
 class LocalChatModel:
-    def __init__(self, settings: LocalModelSettings, catalog: Catalog, models_dir: Path) -> None:
+    def __init__(
+        self,
+        settings: LocalModelSettings,
+        catalog: Catalog,
+        models_dir: Path,
+        safety: SafetyMemory | None = None,
+    ) -> None:
         self.settings = settings  # in effect: the bundled model's after a fall-back
         self._catalog = catalog
         self._models_dir = models_dir
+        self.safety = safety or SafetyMemory(None)
         self._engine: LocalEngine | None = None
         self._notice: str | None = None
         # Two first questions at once (the window and its MCP server) load the model once.
@@ -26,6 +34,11 @@ class LocalChatModel:
     @property
     def loaded(self) -> bool:
         return self._engine is not None
+
+    @property
+    def state(self) -> EngineState | None:
+        """How the loaded model runs here (backend, threads, safe settings); None until loaded."""
+        return self._engine.state if self._engine is not None else None
 
     def config(self, progress: Progress | None = None) -> LocalModelConfig:
         return chat_model_config(self.settings, self._catalog, self._models_dir, progress)
@@ -53,10 +66,31 @@ class LocalChatModel:
                 return str(error)
         return self.take_notice()
 
+    def safe_mode(self) -> SafeMode | None:
+        """The safe settings a crash chose here for the current model, loaded or not (may
+        verify its file: off the GUI thread)."""
+        if self._engine is not None and self._engine.state is not None:
+            return self._engine.state.safe_mode
+        try:
+            return self.safety.get(self.config().path.name)
+        except ModelError:
+            return None
+
     def take_notice(self) -> str | None:
-        """Why the chosen model was replaced by the bundled one, once."""
+        """Why the chosen model was replaced by the bundled one, or why it now runs with safe
+        settings: each once."""
         notice, self._notice = self._notice, None
+        if notice is None and self._engine is not None:
+            notice = self._engine.take_notice()
         return notice
+
+    async def normal_settings(self) -> None:
+        """Forget the safe settings a crash chose for the current model: its next start tries
+        the normal ones again."""
+        async with self._loading:
+            config = await asyncio.to_thread(self.config)
+            self.safety.set(config.path.name, None)
+            await self.unload()
 
     async def use(self, choice: str) -> LocalModelSettings:
         """Load `choice` now (the old engine is closed first: two may not fit in memory) and
@@ -70,7 +104,7 @@ class LocalChatModel:
                 chat_model_config, local, self._catalog, self._models_dir
             )
             await self.unload()
-            self._engine = await _started(LocalEngine(config))
+            self._engine = await _started(LocalEngine(config, self.safety))
             self.settings = local
             return local
 
@@ -88,7 +122,8 @@ class LocalChatModel:
 
     async def _start(self, progress: Progress | None) -> LocalEngine:
         # Joining the bundled model's parts on first use takes seconds: off the loop.
-        return await _started(LocalEngine(await asyncio.to_thread(self.config, progress)))
+        config = await asyncio.to_thread(self.config, progress)
+        return await _started(LocalEngine(config, self.safety))
 
     def _fall_back(self, error: Exception) -> bool:
         """Use the bundled model for this session (the saved choice is kept, so a model on a

@@ -14,6 +14,10 @@ class EngineError(DocentError):
     """Generation failed; the message says why in a user's words."""
 
 
+class EngineCrashed(EngineError):
+    """The model's process died or stopped responding mid-request (and has been restarted)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Message:
     role: Literal["system", "user", "assistant"]

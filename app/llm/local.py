@@ -1,49 +1,52 @@
-"""The local route: a llama.cpp model owned by one worker thread.
+"""The local route: a llama.cpp model in a supervised child process (`app.llm.worker`).
 
-Only one thread may use a `Llama` object, so every call to it runs on the engine's SerialWorker;
-concurrent questions queue there in order. Tokens cross to the event loop through
-`call_soon_threadsafe` into an asyncio queue. The prompt is evaluated in slices and generation
-checks the cancel token before every token, so Stop takes effect within one slice or one token.
-The system prompt comes first and never changes, so llama.cpp's prefix reuse keeps its KV cache.
+llama.cpp is native code built for many processors, GPUs and drivers, and it can crash on a
+user's machine (AMX repacking on Sapphire Rapids, a GPU driver, memory running out). In the
+app's process that would take the window with it; here it costs one answer: the answer ends with
+the reason in words (`EngineCrashed`), the child starts again, and a crash while loading or before
+the first token moves the model down the safe-settings ladder (`app.llm.safety`) for its next
+start. A child that sends nothing for `stall_timeout_s` is killed the same way.
+
+The child serves one request at a time; this side's SerialWorker sends them in order, so
+concurrent questions queue (FIFO) and are told how many are ahead. Tokens cross to the event loop
+through `call_soon_threadsafe`; each is stamped here, as it arrives, so the time to first token
+is what the user sees. Stop sends a cancel to the child, which stops within one prompt slice or
+one token; a child that does not answer a cancel within CANCEL_GRACE_S is killed.
 """
 
 from __future__ import annotations
 
-import codecs
+import asyncio
+import contextlib
+import datetime
+import itertools
 import os
-import re
-import secrets
-import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from app.llm.engine import (
     CancelToken,
+    EngineCrashed,
     EngineError,
     GenerationDone,
     GenerationEvent,
     GenerationRequest,
-    Message,
     PromptEvaluated,
     Queued,
     TokenGenerated,
 )
-from app.workers import Emitter, SerialWorker
+from app.llm.native import Backend
+from app.llm.safety import STEPS, SafeMode, SafetyMemory, next_level, settings_at
+from app.processes import EXITED, ChildProcess, how_it_ended
+from app.workers import Emitter, SerialWorker, StreamClosed
 
-PREFILL_SLICE = 128  # prompt tokens evaluated between two looks at the cancel token
-_FALLBACK_TEMPLATE = (  # ChatML, for GGUF files that carry no chat template
-    "{% for message in messages %}<|im_start|>{{ message.role }}\n{{ message.content }}"
-    "<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
-)
-
-
-# llama-cpp-python silences a model's loading by pointing file descriptors 1 and 2 at /dev/null
-# and back: two engines loading at once (the first-run speed check beside the answering model)
-# could "restore" /dev/null, and the process's stdout and stderr were lost for good.
-_LOADING = threading.Lock()
+POLL_S = 0.05  # how often a quiet child's clock is looked at
+LOAD_TIMEOUT_S = 300.0  # a large model from a slow disk
+STALL_TIMEOUT_S = 120.0  # the longest a working child may send nothing (one prompt slice)
+CANCEL_GRACE_S = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,7 @@ class LocalModelConfig:
     # Fixed, non-zero (llama-cpp-python treats 0 as "random"): the same question over the same
     # sources gets the same answer, which users expect and tests need.
     seed: int = 1234
+    stall_timeout_s: float = STALL_TIMEOUT_S
 
     @property
     def threads(self) -> int:
@@ -63,65 +67,64 @@ class LocalModelConfig:
         return self.n_threads or max(1, os.cpu_count() or 1)
 
 
+@dataclass(frozen=True, slots=True)
+class EngineState:
+    """How the model runs here, for Settings, `docent models` and the smoke test."""
+
+    backend: str  # "CPU, icelake code (AVX2 AVX512 …)"
+    extra_buffers: bool
+    threads: int
+    gpu_layers: int
+    safe_mode: SafeMode | None
+
+    def describe(self) -> str:
+        text = f"{self.backend}; {self.threads} threads"
+        if self.gpu_layers:
+            text += f", {self.gpu_layers} GPU layers"
+        if self.safe_mode is not None:
+            return f"{text}; {self.safe_mode.describe()}"
+        if not self.extra_buffers:
+            text += f"; {AMX_NOTE}"
+        return text
+
+
 class LocalEngine:
     route = "local"
 
-    def __init__(self, config: LocalModelConfig) -> None:
+    def __init__(self, config: LocalModelConfig, safety: SafetyMemory | None = None) -> None:
         self.config = config
         self.model = config.name
+        self.state: EngineState | None = None  # once loaded
+        self._safety = safety or SafetyMemory(None)
+        self._notices: list[str] = []
         self._worker = SerialWorker("llm")
-        # One llama.cpp context answers one request at a time; later ones queue (FIFO) and are
-        # told how many are ahead. Parallel sequences would share the same 2-8 cores: no faster
-        # in total, and every answer would start later.
+        self._child: ChildProcess | None = None  # only touched on the worker thread
+        self._ids = itertools.count(1)
+        # The child answers one request at a time; later ones queue (FIFO) and are told how many
+        # are ahead. Parallel sequences would share the same 2-8 cores: no faster in total, and
+        # every answer would start later.
         self._requests = 0
-        self._llama: Any = None
-        self._format: Callable[..., Any] | None = None
-        self._stop_tokens: set[int] = set()
+        self._restarting: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        """Load the model on its thread (mmap: about a second for the bundled 0.5B model)."""
-        await self._worker.run(self._load)
-
-    def _load(self) -> None:
-        from llama_cpp import Llama
-
-        if not self.config.path.is_file():
-            raise EngineError(f"model file {self.config.path} does not exist")
-        try:
-            with _LOADING:
-                llama = Llama(
-                    model_path=str(self.config.path),
-                    n_ctx=self.config.n_ctx,
-                    n_threads=self.config.threads,
-                    n_threads_batch=self.config.threads,
-                    n_gpu_layers=self.config.n_gpu_layers,
-                    seed=self.config.seed,
-                    verbose=False,
-                )
-        except (ValueError, RuntimeError, OSError) as error:
-            raise EngineError(
-                f"cannot load model {self.config.path.name}: not a valid GGUF file "
-                f"or too large for this machine ({error})"
-            ) from None
-        self._format = chat_formatter(llama)
-        self._llama = llama
+        """Start the child and load the model (mmap: about a second for the bundled 0.5B)."""
+        await self._worker.run(self._ready)
 
     async def close(self) -> None:
-        await self._worker.run(self._unload)
+        if self._restarting is not None:
+            await asyncio.gather(self._restarting, return_exceptions=True)
+        await self._worker.run(self._stop)
         self._worker.shutdown()
 
-    def _unload(self) -> None:
-        # Close explicitly: a Llama left to the garbage collector at exit can crash the interpreter.
-        if self._llama is not None:
-            self._llama.close()
-            self._llama = None
+    def take_notice(self) -> str | None:
+        """What the user should hear once: safe settings taken after a crash."""
+        return self._notices.pop(0) if self._notices else None
 
     async def stream(
         self, request: GenerationRequest, cancel: CancelToken
     ) -> AsyncIterator[GenerationEvent]:
         def produce(emit: Emitter[GenerationEvent]) -> None:
-            for event in self._generate(request, cancel):
-                emit(event)
+            self._generate(request, cancel, emit)
 
         ahead = self._requests
         self._requests += 1
@@ -130,113 +133,203 @@ class LocalEngine:
                 yield Queued(ahead)
             async for event in self._worker.stream(produce):
                 yield event
+        except EngineCrashed:
+            # The next question should not wait for the model to load again.
+            self._restarting = asyncio.ensure_future(self._restart())
+            raise
         finally:
             self._requests -= 1
 
-    def _generate(
-        self, request: GenerationRequest, cancel: CancelToken
-    ) -> Iterator[GenerationEvent]:
-        import llama_cpp
+    async def _restart(self) -> None:
+        with contextlib.suppress(EngineError):  # the next question reports it
+            await self._worker.run(self._ready)
 
-        llama = self._llama
-        if llama is None or self._format is None:
-            raise EngineError("the local model is not loaded")
-        prompt = prompt_tokens(llama, self._format, request.messages)
-        budget = self.config.n_ctx - len(prompt)
-        if budget < 16:
-            raise EngineError(
-                f"the prompt ({len(prompt)} tokens) does not fit the model's context "
-                f"({self.config.n_ctx} tokens): raise n_ctx or lower the source budget"
+    # --- on the worker thread ----------------------------------------------------------------
+
+    def _ready(self) -> ChildProcess:
+        """The running child, or a new one with the model loaded, down the ladder while it
+        crashes as it loads."""
+        if self._child is not None and self._child.process.poll() is None:
+            return self._child
+        self._stop()
+        while True:
+            mode = self._safety.get(self._key)
+            settings = settings_at(
+                mode.level if mode else 0, self.config.threads, self.config.n_gpu_layers
             )
-        yield PromptEvaluated(len(prompt))
-        sampling = {"temp": request.temperature, "top_k": 40, "top_p": 0.95, "repeat_penalty": 1.1}
-        done = GenerationDone(len(prompt), 0, "cancelled", None, None)
+            child = ChildProcess("app.llm.worker")
+            child.send(
+                {
+                    "op": "load",
+                    "path": str(self.config.path),
+                    "n_ctx": self.config.n_ctx,
+                    "threads": settings.threads,
+                    "gpu_layers": settings.gpu_layers,
+                    "seed": self.config.seed,
+                    "extra_buffers": settings.extra_buffers,
+                }
+            )
+            message = child.next_message(LOAD_TIMEOUT_S)
+            if message is None:
+                child.stop(kill=True)
+                raise EngineError(f"the local model did not load within {LOAD_TIMEOUT_S:g} s")
+            if message["event"] == "loaded":
+                backend = message["backend"]
+                self._child = child
+                self.state = EngineState(
+                    _describe_backend(backend),
+                    backend["extra_buffers"],
+                    settings.threads,
+                    settings.gpu_layers,
+                    mode,
+                )
+                return child
+            if message["event"] == "failed":
+                child.stop(kill=True)
+                raise EngineError(message["reason"])
+            crash = how_it_ended(child.stop(kill=True))
+            if not self._step_down(f"crashed ({crash}) while loading"):
+                raise EngineCrashed(
+                    f"the local model crashed ({crash}) while loading, with every safe setting "
+                    "Docent has: it cannot run on this computer"
+                )
 
-        # Prefill in slices, after the KV prefix the previous request left (a shared system
-        # prompt). eval() only decodes: slicing through generate() also sampled a token per slice
-        # (+45..+222 ms TTFT against llama-cpp-python in `bench overhead`). The last prompt token
-        # is always evaluated here, so the logits generate() samples first are this prompt's.
-        cached = min(_common_prefix(llama, prompt), len(prompt) - 1)
-        llama.n_tokens = cached  # eval() drops the KV cache from here on
-        for start in range(cached, len(prompt), PREFILL_SLICE):
-            if cancel.is_cancelled():
-                yield done
-                return
-            llama.eval(prompt[start : start + PREFILL_SLICE])
+    def _step_down(self, why: str) -> bool:
+        """Take the next rung of the safe-settings ladder for this model (False: none left)."""
+        mode = self._safety.get(self._key)
+        level = next_level(mode.level if mode else 0, self.config.threads, self.config.n_gpu_layers)
+        if level is None:
+            return False
+        new = SafeMode(level, why, datetime.date.today())
+        self._safety.set(self._key, new)
+        self._notices.append(
+            f"The local model {self.model} {why} on this computer. Docent now runs it with safe "
+            f"settings ({', '.join(STEPS[:level])}), which may answer a little more slowly; "
+            "Settings → Local model shows them and can try the normal settings again."
+        )
+        return True
 
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        vocab = llama._model.vocab
-        count = 0
+    @property
+    def _key(self) -> str:
+        return self.config.path.name
+
+    def _generate(
+        self, request: GenerationRequest, cancel: CancelToken, emit: Emitter[GenerationEvent]
+    ) -> None:
+        child = self._ready()
+        request_id = next(self._ids)
+        child.send(
+            {
+                "op": "generate",
+                "id": request_id,
+                "messages": [(m.role, m.content) for m in request.messages],
+                "max_tokens": request.max_tokens,
+                "temperature": request.temperature,
+            }
+        )
+        cancel.on_cancel(lambda: child.send({"op": "cancel", "id": request_id}))
+        try:
+            self._relay(child, cancel.is_cancelled, emit)
+        except StreamClosed:
+            # Nobody listens any more: stop the child's generation, and read it to its end so
+            # that none of its messages is taken for the next request's.
+            child.send({"op": "cancel", "id": request_id})
+            with contextlib.suppress(EngineError):
+                self._relay(child, lambda: True, lambda event: None)
+            raise
+
+    def _relay(
+        self,
+        child: ChildProcess,
+        cancelled: Callable[[], bool],
+        emit: Callable[[GenerationEvent], None],
+    ) -> None:
+        prompt = tokens = 0
         first_at: float | None = None
         last_at: float | None = None
-        reason: str = "length"
-        max_tokens = min(request.max_tokens, budget)
-        if cancel.is_cancelled():
-            yield done
-            return
-        for token in llama.generate(prompt, **sampling):
-            if cancel.is_cancelled():
-                reason = "cancelled"
-                break
-            if llama_cpp.llama_vocab_is_eog(vocab, token):
-                reason = "stop"
-                break
-            count += 1
-            last_at = time.perf_counter()
-            first_at = first_at or last_at
-            text = decoder.decode(llama.detokenize([token]))
-            if text:
-                yield TokenGenerated(text)
-            if count >= max_tokens:
-                break
-        if tail := decoder.decode(b"", final=True):
-            yield TokenGenerated(tail)
-        yield GenerationDone(len(prompt), count, reason, first_at, last_at, 0.0, cached)  # type: ignore[arg-type]
+        heard = time.monotonic()
+        while True:
+            message = child.next_message(POLL_S)
+            now = time.monotonic()
+            if message is None:
+                silent = now - heard
+                if silent > self.config.stall_timeout_s or (
+                    cancelled() and silent > CANCEL_GRACE_S
+                ):
+                    self._kill()
+                    if cancelled():
+                        emit(GenerationDone(prompt, tokens, "cancelled", first_at, last_at, 0.0))
+                        return
+                    raise EngineCrashed(
+                        f"the local model stopped responding (nothing for "
+                        f"{self.config.stall_timeout_s:g} s) while answering"
+                    )
+                continue
+            heard = now
+            event = message["event"]
+            if event == "token":
+                tokens += 1
+                last_at = time.perf_counter()
+                first_at = first_at or last_at
+                emit(TokenGenerated(message["text"]))
+            elif event == "prompt":
+                prompt = message["tokens"]
+                emit(PromptEvaluated(prompt))
+            elif event == "done":
+                emit(
+                    GenerationDone(
+                        message["prompt_tokens"],
+                        message["completion_tokens"],
+                        message["finish_reason"],
+                        first_at,
+                        last_at,
+                        0.0,
+                        message["cached_tokens"],
+                    )
+                )
+                return
+            elif event == "failed":
+                raise EngineError(message["reason"])
+            elif message is EXITED:
+                crash = how_it_ended(self._kill())
+                if first_at is None:  # the restart takes the next safe settings
+                    self._step_down(f"crashed ({crash}) before its first token")
+                raise EngineCrashed(f"the local model crashed ({crash}) while answering")
+
+    def _kill(self) -> int | None:
+        child, self._child = self._child, None
+        return child.stop(kill=True) if child is not None else None
+
+    def _stop(self) -> None:
+        child, self._child = self._child, None
+        if child is not None:
+            child.stop(kill=False)
 
 
-def chat_formatter(llama: Any) -> Callable[..., Any]:
-    """The model's own chat template (ChatML when the GGUF file carries none)."""
-    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-    template = llama.metadata.get("tokenizer.chat_template") or _FALLBACK_TEMPLATE
-    eos, bos = llama.token_eos(), llama.token_bos()
-    return Jinja2ChatFormatter(
-        template=template,
-        eos_token=llama._model.token_get_text(eos) if eos >= 0 else "",
-        bos_token=llama._model.token_get_text(bos) if bos >= 0 else "",
-    )
-
-
-def prompt_tokens(llama: Any, format: Callable[..., Any], messages: Sequence[Message]) -> list[int]:
-    """The prompt's tokens, where only the chat template's own markup may become control
-    tokens: message contents (a document's text, a question) are tokenized as plain text, so
-    `<|im_start|>system` in a PDF cannot open a turn of its own.
-
-    The template is rendered around placeholders that no content can contain (a fresh random
-    marker), then each piece is tokenized as what it is.
-    """
-    marker = f"\x00{secrets.token_hex(8)}:"
-    placeholders = [
-        {"role": m.role, "content": f"{marker}{number}\x00"} for number, m in enumerate(messages)
-    ]
-    pieces = re.split(f"{re.escape(marker)}(\\d+)\x00", format(messages=placeholders).prompt)
-    tokens: list[int] = []
-    for position, piece in enumerate(pieces):
-        is_content = position % 2 == 1  # re.split puts each captured number between the pieces
-        text = messages[int(piece)].content if is_content else piece
-        if text:
-            tokens += llama.tokenize(
-                text.encode("utf-8"), add_bos=not tokens, special=not is_content
-            )
-    return tokens
+def probe() -> str:
+    """What would run a model here (the CPU code ggml chooses, a GPU), asked of a child: loading
+    llama.cpp's libraries can crash too. Blocks for a fraction of a second."""
+    child = ChildProcess("app.llm.worker")
+    try:
+        child.send({"op": "probe"})
+        message = child.next_message(LOAD_TIMEOUT_S)
+    finally:
+        code = child.stop(kill=False)
+    if message is None or message["event"] != "backend":
+        raise EngineCrashed(f"llama.cpp's libraries crashed ({how_it_ended(code)}) as they loaded")
+    backend = message["backend"]
+    text = _describe_backend(backend)
+    if not backend["extra_buffers"]:
+        text += f"; {AMX_NOTE}"
+    return text
 
 
-def _common_prefix(llama: Any, prompt: list[int]) -> int:
-    """How many leading prompt tokens are already in the KV cache from the previous request."""
-    cached = list(llama._input_ids[: llama.n_tokens])
-    length = 0
-    for a, b in zip(cached, prompt, strict=False):
-        if a != b:
-            break
-        length += 1
-    return length
+# Why extra buffer types are off on a processor with AMX, before anything crashed.
+AMX_NOTE = (
+    "weight repacking off (this build's AMX repacking crashes on Q4_K models, "
+    "ggml-org/llama.cpp#20824)"
+)
+
+
+def _describe_backend(backend: dict[str, Any]) -> str:
+    return Backend(backend["variant"], tuple(backend["features"]), backend["gpu"]).describe()

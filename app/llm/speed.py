@@ -27,6 +27,7 @@ from app.llm.engine import (
     Message,
 )
 from app.llm.local import LocalEngine, LocalModelConfig
+from app.llm.safety import SafetyMemory
 from app.settings import Settings, SpeedCheck
 
 # A larger model is chosen only if it starts answering a typical question within 6 s: about the
@@ -63,11 +64,13 @@ _PROBE = GenerationRequest(
 )
 
 
-async def measure(config: LocalModelConfig) -> Speed:
+async def measure(config: LocalModelConfig, safety: SafetyMemory | None = None) -> Speed:
     """Time `config`'s model on the probe (~470 prompt tokens, 24 answer tokens), in an engine
-    of its own: the model answering questions is neither needed nor disturbed."""
+    of its own (with the safe settings a crash chose here): the model answering questions is
+    neither needed nor disturbed."""
     cancel = CancelToken()
-    timing = asyncio.ensure_future(_run_probe(LocalEngine(replace(config, n_ctx=1024)), cancel))
+    engine = LocalEngine(replace(config, n_ctx=1024), safety)
+    timing = asyncio.ensure_future(_run_probe(engine, cancel))
     try:
         # Shielded, so that a cancelled check (the window closing) stops the model within one
         # prompt slice instead of waiting for its first token.
@@ -156,12 +159,14 @@ def decide(catalog: Catalog, speed: Speed, prompt_tokens: int, chat_model: str) 
     )
 
 
-async def check_speed(catalog: Catalog, models_dir: Path, settings: Settings) -> SpeedCheck:
+async def check_speed(
+    catalog: Catalog, models_dir: Path, settings: Settings, safety: SafetyMemory | None = None
+) -> SpeedCheck:
     """Time the bundled chat model with the user's thread and GPU settings, and decide."""
     bundled = settings.local.model_copy(update={"chat_model": catalog.default("chat").name})
     # Joining the bundled model's parts on first use takes seconds: off the loop.
     config = await asyncio.to_thread(chat_model_config, bundled, catalog, models_dir)
-    speed = await measure(config)
+    speed = await measure(config, safety)
     return decide(catalog, speed, settings.retrieval.context_tokens, settings.local.chat_model)
 
 
