@@ -48,6 +48,13 @@ class RoutePolicy(Protocol):
         """Cascade: where a local draft that failed its check goes (None: nowhere)."""
         ...
 
+    def rescue(
+        self, question: str, why: str, requested: Route | None = None
+    ) -> RouteDecision | None:
+        """The local model crashed answering (`why`): the `fallback` that retries the question
+        in the cloud, where the user allows the cloud; None: nowhere."""
+        ...
+
 
 NO_CLOUD = "no cloud route is configured: add a provider or an MCP server in Settings → Cloud"
 
@@ -66,6 +73,11 @@ class LocalOnlyPolicy:
         return RouteDecision("local", self.model, "local only: no cloud route is configured")
 
     def escalation(self, question: str, why: str) -> RouteDecision | None:
+        return None
+
+    def rescue(
+        self, question: str, why: str, requested: Route | None = None
+    ) -> RouteDecision | None:
         return None
 
 
@@ -265,6 +277,19 @@ class AutoPolicy:
         if chosen is None:
             return None
         return RouteDecision("cloud", chosen.model, f"cascade: the local draft {why}")
+
+    def rescue(
+        self, question: str, why: str, requested: Route | None = None
+    ) -> RouteDecision | None:
+        """Not when the user asked for the local model or for nothing to leave this machine;
+        otherwise wherever the cloud is up and paid for."""
+        local_only = requested == "local" or (requested is None and self.settings.mode == "local")
+        if local_only or self.settings.privacy == "never" or self.budget_left_usd() <= 0:
+            return None
+        chosen = self._cloud_model(QuestionFeatures.read(question), list(self.cloud()))
+        if chosen is None:
+            return None
+        return RouteDecision("fallback", chosen.model, f"{why}; the cloud answered instead")
 
     def _local(self, reason: str) -> RouteDecision:
         return RouteDecision("local", self.local_model, reason)

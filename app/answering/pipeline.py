@@ -122,9 +122,12 @@ class _Attempt:
 
     decision: RouteDecision
     tracker: CitationTracker
+    # Whether a cloud model answers: the cloud route, or the fallback after a local crash.
+    on_cloud: bool = False
     cited: list[Source] = field(default_factory=list)
     generation: GenerationDone | None = None
     error: str | None = None
+    crashed: bool = False  # the local model's process died answering
     tokens: int = 0
     sent: tuple[Message, ...] | None = None
     hint: str | None = None  # from the calculation or extraction step
@@ -289,7 +292,9 @@ class Answerer:
             return
         yield RouteDecided(decision.route, decision.model, decision.reason)
 
-        attempt = _Attempt(decision, CitationTracker(plan.visible, question))
+        attempt = _Attempt(
+            decision, CitationTracker(plan.visible, question), decision.route == "cloud"
+        )
         if decision.route == "local":
             features = QuestionFeatures.read(question)
             if "computation" in features.cues:
@@ -304,10 +309,16 @@ class Answerer:
             # Cascade: the local draft failed its check; the cloud answers, shown the draft.
             yield RouteDecided(escalation.route, escalation.model, escalation.reason)
             draft = attempt.tracker.text.strip()
-            attempt = _Attempt(escalation, CitationTracker(plan.visible, question))
+            attempt = _Attempt(escalation, CitationTracker(plan.visible, question), True)
             async for event in self._stream(attempt, question, plan, cancel, draft):
                 yield event
-        if attempt.error and attempt.decision.route == "cloud" and attempt.tokens == 0:
+        if attempt.crashed and (rescue := self.policy.rescue(question, attempt.error or "", route)):
+            # The local model's process died: the cloud retries, where the user allows it.
+            yield RouteDecided(rescue.route, rescue.model, rescue.reason)
+            attempt = _Attempt(rescue, CitationTracker(plan.visible, question), True)
+            async for event in self._stream(attempt, question, plan, cancel):
+                yield event
+        if attempt.error and attempt.on_cloud and attempt.tokens == 0:
             # The cloud failed before its first token: answer locally, and say so.
             reason = f"cloud failed before its first token ({attempt.error}); answered locally"
             fallback = RouteDecision("fallback", self.local.model, reason)
@@ -413,7 +424,7 @@ class Answerer:
     ) -> AsyncIterator[AnswerEvent]:
         by_number = {source.number: source for source in plan.visible}
         routing = self.settings.routing
-        if attempt.decision.route == "cloud":
+        if attempt.on_cloud:
             if self.cloud_engine is None:
                 attempt.error = NO_CLOUD
                 return
@@ -458,6 +469,7 @@ class Answerer:
             attempt.tokens += isinstance(event, Token)
             yield event
         attempt.generation, attempt.error = outcome.generation, outcome.error
+        attempt.crashed = outcome.crashed
 
     def _history_room(self, question: str) -> int:
         """Prompt tokens left for a conversation's earlier turns and the new sources: the local

@@ -12,6 +12,7 @@ from app.answering.events import AnswerEvent, Citation, Status, Token, Waiting
 from app.llm.engine import (
     CancelToken,
     ChatEngine,
+    EngineCrashed,
     EngineError,
     GenerationDone,
     GenerationRequest,
@@ -27,6 +28,7 @@ class Outcome:
 
     generation: GenerationDone | None = None
     error: str | None = None
+    crashed: bool = False  # the model's process died (the error says how)
 
 
 async def cited_stream(
@@ -52,5 +54,6 @@ async def cited_stream(
                 outcome.generation = event
     except EngineError as failure:
         outcome.error = str(failure)
+        outcome.crashed = isinstance(failure, EngineCrashed)
     for citation in cite(tracker.finish()):
         yield citation

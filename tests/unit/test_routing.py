@@ -129,3 +129,34 @@ def test_retrieval_confidence_without_embeddings() -> None:
     assert confidence.top_similarity is None
     assert confidence.margin is None
     assert not confidence.agreement
+
+
+CRASH = "the local model crashed (segmentation fault) while answering"
+
+
+def test_a_local_crash_is_retried_in_the_cloud_as_a_fallback_that_says_why() -> None:
+    rescue = policy([DOWN, UP]).rescue("How long are invoices kept?", CRASH)
+    assert rescue is not None
+    assert (rescue.route, rescue.model) == ("fallback", "gw/gpt-mini")
+    assert rescue.reason == f"{CRASH}; the cloud answered instead"
+
+
+@pytest.mark.parametrize(
+    ("cloud", "budget_left", "requested", "settings"),
+    [
+        ([UP], 5.0, None, {"mode": "local"}),  # the user chose this computer only
+        ([UP], 5.0, "local", {}),  # the user asked for the local model for this question
+        ([UP], 5.0, None, {"privacy": "never"}),
+        ([UP], 0.0, None, {}),  # the month's budget is spent
+        ([DOWN], 5.0, None, {}),
+        ([], 5.0, None, {}),
+    ],
+)
+def test_a_local_crash_stays_local_where_the_cloud_is_not_allowed(
+    cloud: list[CloudModel],
+    budget_left: float,
+    requested: str | None,
+    settings: dict[str, object],
+) -> None:
+    chosen = policy(cloud, budget_left, **settings)
+    assert chosen.rescue("How long are invoices kept?", CRASH, requested) is None  # type: ignore[arg-type]
