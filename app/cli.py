@@ -52,7 +52,8 @@ from app.intake import (
     OcrProgress,
     PagesParsed,
 )
-from app.llm.engine import CancelToken
+from app.llm.engine import CancelToken, EngineError
+from app.llm.local import probe
 from app.routing import Route
 from app.samples import shipped_questions_path
 from app.terminal import printable, printable_json
@@ -444,6 +445,10 @@ async def _ask(
                 status = 1
                 if not as_json:
                     print(f"docent: {printable(error)}", file=sys.stderr)
+    if notice := docent.chat.take_notice():  # safe settings taken after a crash, say
+        result["notice"] = notice
+        if not as_json:
+            print(f"docent: {printable(notice)}", file=sys.stderr)
     if as_json:
         out.write(printable_json(result) + "\n")
     return status
@@ -571,6 +576,14 @@ def _models(docent: Docent, setup: bool) -> int:
                 f"{model.name:<24} {model.role:<9} {model.size / 1e6:>7.0f} MB  {state}  "
                 f"{model.licence}"
             )
+    try:
+        print(f"\nllama.cpp here: {probe()}")
+    except EngineError as error:
+        print(f"\nllama.cpp here: {error}", file=sys.stderr)
+        return 1
+    chat_model = docent.settings.local.chat_model
+    mode = docent.chat.safe_mode()
+    print(f"{chat_model}: {mode.describe() if mode else 'normal settings'}")
     return 0
 
 

@@ -267,9 +267,14 @@ class MainWindow(QMainWindow):
     def _show_model_state(self, loading: bool = False) -> None:
         name = self.docent.settings.local.chat_model
         state = "loading…" if loading else "ready" if self.docent.chat.loaded else "idle"
+        engine = self.docent.chat.state
+        if engine is not None and engine.safe_mode is not None and state == "ready":
+            state = "ready, safe settings"
         self.model_state.setText(
             f"Local model: {Path(name).stem if name.endswith('.gguf') else name} ({state})"
         )
+        if engine is not None:
+            self.model_state.setToolTip(plain_tooltip(f"Runs on: {engine.describe()}"))
 
     def _show_cloud_state(self, changed: Health | None = None) -> None:
         """Cloud / MCP health, live: every session reports its changes here."""
@@ -445,7 +450,8 @@ class MainWindow(QMainWindow):
                     self._shown.notify_all()
 
     def _tell_model_notice(self, notice: str | None) -> None:
-        """The chosen chat model is missing or corrupt and the bundled one answers instead."""
+        """The chosen chat model is missing or corrupt and the bundled one answers instead, or it
+        crashed here and now runs with safe settings."""
         self._show_model_state()
         if notice:
             self.model_state.setToolTip(plain_tooltip(notice))
@@ -620,10 +626,19 @@ class MainWindow(QMainWindow):
                 elif isinstance(event, Finished):
                     self.session.add(event.metrics)
                     self.session.show_spending(self.docent.budget)
+                elif isinstance(event, Failed):
+                    self._keep_question(question)
         except Exception as error:  # the model would not load, the library failed: say so
-            self._show_model_state()
             self.conversation.apply(Failed(str(error), None))
             self.statusBar().showMessage(f"The answer failed: {error}")
+            self._keep_question(question)
         finally:
+            # A crash may have put the local model on safe settings: said once, in words.
+            self._tell_model_notice(self.docent.chat.take_notice())
             self.stop_button.setEnabled(False)
             self.answer_finished.emit()
+
+    def _keep_question(self, question: str) -> None:
+        """A failed question goes back into an empty question box: Enter asks it again."""
+        if not self.question.toPlainText().strip():
+            self.question.setPlainText(question)

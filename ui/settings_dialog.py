@@ -101,6 +101,22 @@ class SettingsDialog(QDialog):
         speed_column.addWidget(self.speed)
         speed_column.addWidget(self.measure_button, alignment=Qt.AlignmentFlag.AlignLeft)
         form.addRow("This computer's speed", speed_column)
+        state = docent.chat.state
+        self.engine = plain_label(
+            f"Runs on: {state.describe()}" if state else "Starts with the first question."
+        )
+        self.engine.setWordWrap(True)
+        self.normal_button = QPushButton("Try the normal settings again")
+        self.normal_button.setToolTip(
+            "Forget the safe settings Docent chose after the model crashed here; the next "
+            "question loads it with the normal ones"
+        )
+        self.normal_button.clicked.connect(self.normal_settings)
+        self.normal_button.hide()
+        engine_column = QVBoxLayout()
+        engine_column.addWidget(self.engine)
+        engine_column.addWidget(self.normal_button, alignment=Qt.AlignmentFlag.AlignLeft)
+        form.addRow("How it runs here", engine_column)
         self.numbers: dict[str, QSpinBox] = {}
         self._number_rows(form, _NUMBERS)
         local_page = QWidget()
@@ -136,6 +152,26 @@ class SettingsDialog(QDialog):
         layout.addWidget(buttons)
         self.applying: asyncio.Task[bool] | None = None
         self.loading = self.background.run(self._load_keys())
+        self.engine_shown = self.background.run(self._show_safe_mode())
+
+    async def _show_safe_mode(self) -> None:
+        """Safe settings a crash chose for this model, whether or not it is loaded (reading
+        them may verify the model's file: off the GUI thread)."""
+        mode = await asyncio.to_thread(self.docent.chat.safe_mode)
+        if mode is not None:
+            if self.docent.chat.state is None:
+                self.engine.setText(f"The local model runs with {mode.describe()}.")
+            self.normal_button.show()
+
+    def normal_settings(self) -> asyncio.Task[None]:
+        self.normal_button.setEnabled(False)
+        return self.background.run(self._normal_settings())
+
+    async def _normal_settings(self) -> None:
+        await self.docent.chat.normal_settings()
+        self.engine.setText("Normal settings: the next question loads the model with them.")
+        self.normal_button.hide()
+        self.normal_button.setEnabled(True)
 
     def measure_speed(self) -> asyncio.Task[None] | None:
         if self.measuring is not None:

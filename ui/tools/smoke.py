@@ -62,6 +62,8 @@ async def _index_and_ask(docent: Docent) -> None:
         if SAMPLE not in {source.document for source in conversation.cited_sources()}:
             raise SmokeTestFailed(f"the answer cites nothing from {SAMPLE}: {exchange}")
         print(exchange.strip())
+        if (engine := docent.chat.state) is not None:
+            print(f"local engine: {engine.describe()}")
 
 
 async def _gateway() -> None:
