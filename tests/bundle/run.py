@@ -7,12 +7,15 @@ user would start them.
    gateway) — the first run, which joins the bundled model into the models folder; keyring must
    find the Secret Service through its entry points.
 3. The folder (dist/docent) once more, the model already joined: a warm start.
+4. The packaged engine on an emulated processor without AVX (qemu-x86_64 -cpu Nehalem): it
+   chooses the CPU code that processor runs and answers (tests/portability.py).
 Prints the sizes and how long each start took to show its window; exits non-zero on any failure.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -23,6 +26,7 @@ import pytest
 
 from tests.conftest import REPO
 from tests.keychain import gnome_keyring
+from tests.portability import Emulated, NotPortable, engine_on
 
 DIST = REPO / "dist"
 SMOKE_LIMIT_S = 900  # the app stops itself after 600 s; this only catches a hung process
@@ -73,6 +77,17 @@ def smoke(command: Path, home: Path) -> tuple[float, str]:
     return shown, "".join(output)
 
 
+def portable(bundle: Path) -> Emulated:
+    """The packaged engine, started as the app starts it (`docent -I -m app.llm.worker`), loads
+    the shipped model and answers on a processor without AVX."""
+    (model,) = (bundle / "_internal" / "models" / "joined").glob("qwen2.5-coder-0.5b*.gguf")
+    engine = [str(bundle / "docent"), "-I", "-m", "app.llm.worker"]
+    emulated = engine_on("Nehalem", engine, model, timeout_s=600)
+    if emulated.variant != "sse42" or not re.search(r"seven|7", emulated.answer):
+        raise PackageTestFailed(f"on an emulated Nehalem: {emulated}")
+    return emulated
+
+
 def main() -> int:
     bundle = DIST / "docent"
     debs = sorted(DIST.glob("docent_*.deb"))
@@ -112,7 +127,11 @@ def main() -> int:
             print("warm start of the folder (model already joined):")
             warm, _ = smoke(bundle / "docent", folder / "home")
             passed += 1
-    except (PackageTestFailed, subprocess.SubprocessError) as error:
+            print("the packaged engine on an emulated Nehalem (x86-64-v2: no AVX):")
+            emulated = portable(bundle)
+            print(f"    {emulated.variant} code answered: {emulated.answer.strip()}")
+            passed += 1
+    except (PackageTestFailed, NotPortable, subprocess.SubprocessError) as error:
         print(f"package test failed: {error}")
         print(f"package: {passed} passed, 1 failed")  # CI reads this closing line
         return 1
