@@ -16,6 +16,7 @@ from typing import Any, TextIO
 from app import summary_cli
 from app.answering import (
     Citation,
+    DraftReplaced,
     Failed,
     Finished,
     InConversation,
@@ -410,6 +411,8 @@ async def _ask(
                 out.flush()
             case Citation():
                 pass  # listed after the answer, from Finished
+            case DraftReplaced(reason=reason) if not as_json:
+                print(f"\n[{printable(reason)}]", file=sys.stderr)
             case Finished(answer=answer, citations=citations, metrics=metrics) as finished:
                 result |= {
                     "answer": answer,

@@ -8,6 +8,7 @@ while the pipeline (and its routing, citation and summary rules) loads at the fi
 from app.answering.events import (
     AnswerEvent,
     Citation,
+    DraftReplaced,
     Failed,
     Finished,
     InConversation,
@@ -22,6 +23,7 @@ from app.answering.events import (
 __all__ = [
     "AnswerEvent",
     "Citation",
+    "DraftReplaced",
     "Failed",
     "Finished",
     "InConversation",

@@ -137,6 +137,16 @@ class Failed:
     history_id: int | None
 
 
+@dataclass(frozen=True, slots=True)
+class DraftReplaced:
+    """The text streamed so far is not the answer: no source supports it, and the answer that
+    Finished carries replaces it. A front end that showed the draft says so (`reason`)."""
+
+    reason: str
+
+
+DRAFT_REPLACED = "the sources do not support this draft; Docent's answer replaces it"
+
 AnswerEvent = (
     SourcesFound
     | InConversation
@@ -145,6 +155,7 @@ AnswerEvent = (
     | Status
     | Token
     | Citation
+    | DraftReplaced
     | Finished
     | Failed
 )

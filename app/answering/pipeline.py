@@ -20,8 +20,10 @@ from app.answering.calculation import CALCULATION_PROMPT, MAX_CALCULATION_TOKENS
 from app.answering.citations import Attribution, CitationTracker
 from app.answering.conversation import Conversation, Plan, Turn
 from app.answering.events import (
+    DRAFT_REPLACED,
     AnswerEvent,
     Citation,
+    DraftReplaced,
     Failed,
     Finished,
     InConversation,
@@ -333,6 +335,7 @@ class Answerer:
             unsupported_draft = answer
             answer = await self._not_in_documents(scope, sources)
             attempt.cited.clear()
+            yield DraftReplaced(DRAFT_REPLACED)
         metrics = AnswerMetrics.measure(
             route=attempt.decision.route,
             model=attempt.decision.model,

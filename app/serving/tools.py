@@ -17,7 +17,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from pydantic import BaseModel, Field
 
-from app.answering import Failed, Finished, InConversation, Source, Token
+from app.answering import DraftReplaced, Failed, Finished, InConversation, Source, Token
 from app.answering.conversation import Conversation, ConversationNotFound, reopen
 from app.answering.summary_request import chapter_request
 from app.bootstrap import Docent
@@ -218,6 +218,7 @@ class LibraryTools:
         cancel = CancelToken()
         sent = 0
         standalone = question
+        replaced = ""
         try:
             async for event in answerer.answer(question, scope, cancel, route, conversation):
                 match event:
@@ -226,10 +227,16 @@ class LibraryTools:
                     case Token(text=text):
                         sent += 1
                         await ctx.report_progress(sent, None, text)
+                    case DraftReplaced(reason=reason):
+                        replaced = reason
                     case Failed(error=error):
                         raise ToolError(error)
                     case Finished() as finished:
                         assert conversation.id is not None  # set before the answer streams
+                        if replaced:  # the client has shown the draft: say so, then the answer
+                            sent += 1
+                            note = f"\n\n[{replaced}]\n\n{finished.answer}"
+                            await ctx.report_progress(sent, None, note)
                         return _answer(question, finished, conversation.id, standalone)
         finally:
             cancel.cancel()  # the client went away mid-answer: stop generating for it

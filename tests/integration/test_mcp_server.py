@@ -21,6 +21,7 @@ from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import TextContent
 
+from app.answering.events import DRAFT_REPLACED
 from app.processes import free_loopback_port, serving
 from tests.conftest import REPO, SHARED_MODELS, files_containing
 from tests.integration.conftest import run
@@ -360,3 +361,45 @@ def test_a_non_loopback_bind_without_a_keychain_is_refused(served: Path) -> None
     assert "No OS keychain was found" in result.stderr
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=5)
+
+
+def test_a_crash_is_the_ask_tools_error_and_a_replaced_draft_is_said_in_the_stream(
+    served: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    flag = tmp_path / "crash-once"
+    flag.touch()
+    monkeypatch.setenv("DOCENT_ENGINE_FAULT", f"mid-answer@{flag}")
+
+    async def scenario() -> None:
+        async with stdio_client() as client:
+            crashed = await client.call_tool(
+                "ask", {"question": QUESTION}, read_timeout_seconds=300
+            )
+            assert crashed.is_error
+            assert text_of(crashed) == (
+                "the local model crashed (segmentation fault) while answering"
+            )
+            # The restarted model answers; a draft no source supports streamed first, and the
+            # stream says it is replaced before the answer that replaces it.
+            partial: list[str] = []
+
+            async def progress(value: float, total: float | None, message: str | None) -> None:
+                partial.append(message or "")
+
+            result = await client.call_tool(
+                "ask",
+                {"question": "What is the capital of Australia?"},
+                read_timeout_seconds=300,
+                progress_callback=progress,
+            )
+            assert not result.is_error, text_of(result)
+            answer = result.structured_content
+            assert answer["declined"] is True
+            streamed = "".join(partial)
+            draft, _, replacement = streamed.partition(f"\n\n[{DRAFT_REPLACED}]\n\n")
+            assert draft.strip()
+            assert replacement == answer["answer"]
+            assert answer["answer"].startswith("The documents do not seem to answer this")
+
+    run(scenario())
+    assert not flag.exists()
