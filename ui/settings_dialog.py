@@ -112,7 +112,11 @@ class SettingsDialog(QDialog):
             "question loads it with the normal ones"
         )
         self.normal_button.clicked.connect(self.normal_settings)
-        self.normal_button.hide()
+        if (mode := docent.chat.safe_mode()) is not None:
+            if state is None:
+                self.engine.setText(f"The local model runs with {mode.describe()}.")
+        else:
+            self.normal_button.hide()
         engine_column = QVBoxLayout()
         engine_column.addWidget(self.engine)
         engine_column.addWidget(self.normal_button, alignment=Qt.AlignmentFlag.AlignLeft)
@@ -152,16 +156,6 @@ class SettingsDialog(QDialog):
         layout.addWidget(buttons)
         self.applying: asyncio.Task[bool] | None = None
         self.loading = self.background.run(self._load_keys())
-        self.engine_shown = self.background.run(self._show_safe_mode())
-
-    async def _show_safe_mode(self) -> None:
-        """Safe settings a crash chose for this model, whether or not it is loaded (reading
-        them may verify the model's file: off the GUI thread)."""
-        mode = await asyncio.to_thread(self.docent.chat.safe_mode)
-        if mode is not None:
-            if self.docent.chat.state is None:
-                self.engine.setText(f"The local model runs with {mode.describe()}.")
-            self.normal_button.show()
 
     def normal_settings(self) -> asyncio.Task[None]:
         self.normal_button.setEnabled(False)

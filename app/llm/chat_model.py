@@ -67,14 +67,8 @@ class LocalChatModel:
         return self.take_notice()
 
     def safe_mode(self) -> SafeMode | None:
-        """The safe settings a crash chose here for the current model, loaded or not (may
-        verify its file: off the GUI thread)."""
-        if self._engine is not None and self._engine.state is not None:
-            return self._engine.state.safe_mode
-        try:
-            return self.safety.get(self.config().path.name)
-        except ModelError:
-            return None
+        """The safe settings a crash chose here for the current model, loaded or not."""
+        return self.safety.get(shown_name(self.settings.chat_model))
 
     def take_notice(self) -> str | None:
         """Why the chosen model was replaced by the bundled one, or why it now runs with safe
@@ -88,8 +82,7 @@ class LocalChatModel:
         """Forget the safe settings a crash chose for the current model: its next start tries
         the normal ones again."""
         async with self._loading:
-            config = await asyncio.to_thread(self.config)
-            self.safety.set(config.path.name, None)
+            self.safety.set(shown_name(self.settings.chat_model), None)
             await self.unload()
 
     async def use(self, choice: str) -> LocalModelSettings:
@@ -156,14 +149,14 @@ def chat_model_config(
 ) -> LocalModelConfig:
     """The configured chat model: a catalog name, or the path of the user's own GGUF file."""
     choice = local.chat_model
-    if choice.lower().endswith(".gguf") or Path(choice).expanduser().is_absolute():
+    if _is_file(choice):
         path = Path(choice).expanduser()
         if not path.is_file():
             raise ModelError(f"the chat model file {path} does not exist")
         with path.open("rb") as handle:
             if handle.read(4) != b"GGUF":
                 raise ModelError(f"{path} is not a GGUF model file")
-        name = path.stem
+        name = shown_name(choice)
     else:
         model = catalog.get(choice)
         if model.role != "chat":
@@ -176,3 +169,12 @@ def chat_model_config(
         n_threads=local.n_threads,
         n_gpu_layers=local.n_gpu_layers,
     )
+
+
+def shown_name(choice: str) -> str:
+    """The chat model as the badge names it: a catalog name, or a GGUF file's stem."""
+    return Path(choice).expanduser().stem if _is_file(choice) else choice
+
+
+def _is_file(choice: str) -> bool:
+    return choice.lower().endswith(".gguf") or Path(choice).expanduser().is_absolute()

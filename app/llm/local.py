@@ -211,7 +211,7 @@ class LocalEngine:
 
     @property
     def _key(self) -> str:
-        return self.config.path.name
+        return self.config.name
 
     def _generate(
         self, request: GenerationRequest, cancel: CancelToken, emit: Emitter[GenerationEvent]

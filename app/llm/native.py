@@ -34,13 +34,13 @@ class Backend:
         return "AMX_INT8" in self.features
 
     def describe(self) -> str:
-        shown = [f for f in self.features if f not in _BASELINE] or ["x86-64 baseline"]
+        shown = [f for f in self.features if f not in _BUILD_OPTIONS] or ["no SIMD extensions"]
         where = "CPU" + (" and GPU" if self.gpu else "")
         return f"{where}, {self.variant} code ({' '.join(shown)})"
 
 
-# Instruction sets every x86-64 build lists; the interesting ones are the rest.
-_BASELINE = {"SSE3", "SSSE3", "LLAMAFILE", "OPENMP", "REPACK"}
+# What llama.cpp lists beside the instruction sets: how it was built, the same everywhere.
+_BUILD_OPTIONS = {"LLAMAFILE", "OPENMP", "REPACK"}
 _VARIANT = re.compile(r"ggml-cpu-([\w.]+)\.(so|dll|dylib)")
 
 

@@ -129,6 +129,46 @@ def test_an_answer_that_cannot_start_says_why_instead_of_routing_forever(
     assert window.stop_button.isEnabled() is False
 
 
+def test_a_crash_of_the_local_model_costs_one_answer_and_the_next_runs_on_safe_settings(
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """A real segmentation fault in the model's process before its first token (as llama.cpp's
+    AMX repacking did on Sapphire Rapids): the card says so, the window and its documents stay,
+    the question waits in the box, and the next answer comes from the restarted model on safe
+    settings, which the user is told about once."""
+    report = write_pdf(tmp_path / "report.pdf")
+    loop.run_until_complete(window.add_paths([report]))
+    monkeypatch.setenv("DOCENT_ENGINE_FAULT", "first-token")  # every start on normal settings
+    question = "How long must customer invoices be kept?"
+    window.question.setPlainText(question)
+    qtbot.keyClick(window.question, Qt.Key.Key_Return)
+    assert window.answering is not None
+    loop.run_until_complete(window.answering)
+    (failed,) = window.conversation.cards
+    reason = "the local model crashed (segmentation fault) while answering"
+    assert failed.badge.text() == f"failed: {reason}"
+    assert failed.answer.toPlainText().endswith(f"[failed: {reason}]")
+    assert window.question.toPlainText() == question  # kept: Enter asks again
+    assert window.documents.status(report) == "ready"
+    assert window.model_notice is not None
+    notice = window.model_notice.text()
+    assert "crashed (segmentation fault) before its first token on this computer" in notice
+    assert "safe settings (weight repacking off)" in notice
+    window.model_notice.close()
+
+    qtbot.keyClick(window.question, Qt.Key.Key_Return)
+    loop.run_until_complete(window.answering)
+    _, answered = window.conversation.cards
+    assert "seven" in answered.answer.toPlainText().lower()
+    assert answered.badge.text().startswith("route: local (qwen2.5-coder-0.5b) · why: ")
+    assert window.model_state.text() == "Local model: qwen2.5-coder-0.5b (ready, safe settings)"
+    assert window.model_notice.isHidden()  # told once
+
+
 def test_shift_enter_makes_a_new_line_instead_of_sending(window: MainWindow, qtbot: QtBot) -> None:
     window.question.setPlainText("first line")
     qtbot.keyClick(window.question, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 import shlex
@@ -13,6 +14,7 @@ import qasync
 from PySide6.QtWidgets import QComboBox, QLineEdit, QPlainTextEdit
 
 from app.bootstrap import Docent
+from app.llm.safety import SafeMode, SafetyMemory
 from app.secrets import PLAINTEXT_FILE_NAME, provider_key, server_key
 from tests.conftest import files_containing
 from tests.peers.everything import everything_stdio
@@ -246,4 +248,28 @@ def test_test_connection_reaches_the_selected_server_and_reports_latency(
     assert dialog.servers.test_result.text() == (
         "Fix this first: Value error, a stdio server needs a command"
     )
+    dialog.deleteLater()
+
+
+def test_safe_settings_a_crash_chose_are_shown_and_can_be_given_up(
+    docent: Docent, loop: qasync.QEventLoop
+) -> None:
+    plain = SettingsDialog(docent)
+    assert plain.engine.text() == "Starts with the first question."
+    assert plain.normal_button.isHidden()
+    plain.deleteLater()
+
+    crash = SafeMode(1, "crashed (segmentation fault) while loading", datetime.date(2026, 12, 5))
+    docent.chat.safety.set("qwen2.5-coder-0.5b", crash)
+    dialog = SettingsDialog(docent)
+    assert dialog.engine.text() == (
+        "The local model runs with safe settings since 2026-12-05 (weight repacking off): "
+        "it crashed (segmentation fault) while loading."
+    )
+    assert not dialog.normal_button.isHidden()
+    loop.run_until_complete(dialog.normal_settings())
+    assert docent.chat.safe_mode() is None
+    assert SafetyMemory(docent.paths.engine_safety).get("qwen2.5-coder-0.5b") is None
+    assert dialog.engine.text() == "Normal settings: the next question loads the model with them."
+    assert dialog.normal_button.isHidden()
     dialog.deleteLater()

@@ -109,7 +109,7 @@ def test_a_crash_before_the_first_token_fails_that_answer_and_the_restart_answer
     run(scenario())
     stored = json.loads(isolated_paths.engine_safety.read_text())
     (models,) = stored.values()
-    assert models["qwen2.5-coder-0.5b-instruct-q4.gguf"]["level"] == 1
+    assert models["qwen2.5-coder-0.5b"]["level"] == 1
 
 
 def test_a_crash_mid_answer_changes_no_setting_and_the_next_question_is_answered(
