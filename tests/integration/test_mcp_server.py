@@ -376,7 +376,7 @@ def test_a_crash_is_the_ask_tools_error_and_a_replaced_draft_is_said_in_the_stre
                 "ask", {"question": QUESTION}, read_timeout_seconds=300
             )
             assert crashed.is_error
-            assert text_of(crashed) == (
+            assert text_of(crashed).endswith(
                 "the local model crashed (segmentation fault) while answering"
             )
             # The restarted model answers; a draft no source supports streamed first, and the
