@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
+VENV_READY := $(VENV)/.created
 PACKAGING := $(VENV)/.packaging
 PEERS := tests/peers/node
 PYTHON_PEERS := tests/peers/python
@@ -24,14 +25,17 @@ LLAMA_WHEELS := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/docent-build/llama-cpp-py
 
 .PHONY: setup peers run test lint bench conformance screenshots package package-test clean
 
-$(LLAMA_WHEELS)/.built:
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PYTHON) -m pip wheel --no-deps --no-cache-dir \
+$(VENV_READY):
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+	touch $@
+
+$(LLAMA_WHEELS)/.built: | $(VENV_READY)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip wheel --no-deps --no-cache-dir \
 	  --wheel-dir $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_VERSION)
 	touch $@
 
-$(INSTALLED): pyproject.toml $(LLAMA_WHEELS)/.built
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --upgrade pip
+$(INSTALLED): pyproject.toml $(VENV_READY) $(LLAMA_WHEELS)/.built
 	$(BIN)/python -m pip install --find-links $(LLAMA_WHEELS) --only-binary llama-cpp-python \
 	  -e '.[dev]'
 	touch $(INSTALLED)

@@ -10,6 +10,7 @@ app, which runs its own modules as `docent -I -m MODULE`)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -43,7 +44,13 @@ def qemu() -> str:
     return found
 
 
-def engine_on(cpu: str, engine: Sequence[str], model: Path | None, timeout_s: float) -> Emulated:
+def engine_on(
+    cpu: str,
+    engine: Sequence[str],
+    model: Path | None,
+    timeout_s: float,
+    environment: dict[str, str] | None = None,
+) -> Emulated:
     """Run the engine's child (`engine`: the command that starts app.llm.worker) on an emulated
     `cpu`: with `model`, load it and answer QUESTION; without, only choose the CPU code."""
     if model is None:
@@ -59,6 +66,7 @@ def engine_on(cpu: str, engine: Sequence[str], model: Path | None, timeout_s: fl
         text=True,
         timeout=timeout_s,
         cwd=child_folder(),
+        env={**os.environ, **(environment or {})},
     )
     messages = [json.loads(line) for line in finished.stdout.splitlines()]
     backends = [m["backend"] for m in messages if m["event"] in ("backend", "loaded")]

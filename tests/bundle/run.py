@@ -82,7 +82,17 @@ def portable(bundle: Path) -> Emulated:
     the shipped model and answers on a processor without AVX."""
     (model,) = (bundle / "_internal" / "models" / "joined").glob("qwen2.5-coder-0.5b*.gguf")
     engine = [str(bundle / "docent"), "-I", "-m", "app.llm.worker"]
-    emulated = engine_on("Nehalem", engine, model, timeout_s=600)
+    # PyInstaller's one-folder bootloader sets these and starts itself again with exec, which
+    # qemu's user mode cannot follow (the new image would run natively): it is started as that
+    # second start. If PyInstaller renames them, the CPU code chosen below is the host's, and
+    # the check fails.
+    restarted = {
+        "_PYI_ARCHIVE_FILE": str(bundle / "docent"),
+        "_PYI_PARENT_PROCESS_LEVEL": "-1",
+        "_PYI_LINUX_PROCESS_NAME": "docent",
+        "LD_LIBRARY_PATH": str(bundle / "_internal"),
+    }
+    emulated = engine_on("Nehalem", engine, model, timeout_s=600, environment=restarted)
     if emulated.variant != "sse42" or not re.search(r"seven|7", emulated.answer):
         raise PackageTestFailed(f"on an emulated Nehalem: {emulated}")
     return emulated
