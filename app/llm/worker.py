@@ -69,6 +69,9 @@ def main() -> int:
                 model.generate(request, inbox.cancelled(request["id"]), send)
         except EngineError as error:
             send({"event": "failed", "reason": str(error)})
+        except Exception as error:  # llama-cpp-python's own (a failed decode): that request's
+            reason = str(error) or type(error).__name__
+            send({"event": "failed", "reason": f"llama.cpp failed: {reason}"})
     if model is not None:
         model.close()  # a Llama left to the garbage collector at exit can crash the interpreter
     return 0
