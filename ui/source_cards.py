@@ -10,6 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QImage, QKeyEvent, QMouseEvent, QPixmap
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from shiboken6 import Shiboken
 
 from app.answering import Source
 from app.bootstrap import Docent
@@ -187,5 +188,9 @@ class SourceCards(QWidget):
 
     async def _load(self, cards: list[SourceCard]) -> None:
         for card in cards:
+            if not Shiboken.isValid(card):
+                return  # the conversation was cleared while the pages rendered
             if card.thumbnail.pixmap().isNull():
-                card.show_thumbnail(await self.thumbnails.get(card.source))
+                thumbnail = await self.thumbnails.get(card.source)
+                if Shiboken.isValid(card):
+                    card.show_thumbnail(thumbnail)

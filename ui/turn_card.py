@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
 
 from app.answering import (
     AnswerEvent,
-    Citation,
     Failed,
     Finished,
     RouteDecided,
@@ -41,9 +40,7 @@ from ui.route_badge import RouteBadge
 from ui.source_cards import SourceCards, Thumbnails
 from ui.theme import error_colour
 
-_MARKER = QRegularExpression(r"\[(\d{1,3})\]")  # a model's citation marker
-_WIDE_STOPS = "。！？"  # CJK: no space before a marker
-_SENTENCE_STOPS = ".!?" + _WIDE_STOPS
+_MARKER = QRegularExpression(r"\[(\d{1,3})\]")  # a citation marker, the model's or Docent's
 
 
 def other_route(route: str) -> str:
@@ -127,8 +124,6 @@ class TurnCard(QFrame):
         self._chips: dict[str, Source] = {}
         self._sent: tuple[Message, ...] | None = None
         self._streamed = False
-        self._attempt = ""  # the text the current route has streamed
-        self._attributed: list[Citation] = []  # what the tracker tied to a source in it
         self._reask_route = ""
         self.reask.clicked.connect(
             lambda: self.reask_requested.emit(self.question, self._reask_route)
@@ -149,17 +144,13 @@ class TurnCard(QFrame):
                 if self._streamed:  # a cascade: the draft is being replaced
                     self._write(f"\n[{reason}; asking the {route} route]\n")
                     self._streamed = False
-                self._attempt, self._attributed = "", []
             case Token(text=text):
                 self._streamed = True
-                self._attempt += text
                 self._write(text)
-            case Citation() as citation:
-                self._attributed.append(citation)
             case Finished(
                 answer=answer, citations=citations, metrics=metrics, cancelled=cancelled, sent=sent
             ):
-                self._render(self._marked(answer))
+                self._render(answer)
                 if cancelled:
                     self._write(" [stopped]")
                 self.sources.show_sources(citations)
@@ -198,26 +189,6 @@ class TurnCard(QFrame):
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.insertText(text, QTextCharFormat())  # plain text only, never a link
         self.answer.setTextCursor(cursor)
-
-    def _marked(self, answer: str) -> str:
-        """`answer` with a [n] marker closing each sentence the citation tracker tied to a
-        source, when the model wrote none itself (the models Docent ships hardly ever do): so
-        the chips show which page each sentence came from. Only for the text as it streamed: a
-        declined draft's replacement or a cached answer stays as it is."""
-        model_cited = any(citation.explicit for citation in self._attributed)
-        if model_cited or not self._attributed or answer != self._attempt.strip():
-            return answer
-        lead = len(self._attempt) - len(self._attempt.lstrip())
-        for citation in sorted(self._attributed, key=lambda c: c.at, reverse=True):
-            end = min(max(citation.at - lead, 0), len(answer))
-            while end and answer[end - 1].isspace():
-                end -= 1
-            if end and answer[end - 1] in _SENTENCE_STOPS:
-                end -= 1
-            space = "" if answer[end : end + 1] in _WIDE_STOPS else " "
-            marker = f"{space}[{citation.source.number}]"
-            answer = answer[:end] + marker + answer[end:]
-        return answer
 
     def _render(self, answer: str) -> None:
         """Replace the streamed text with its inert Markdown rendering, then make each [n]

@@ -136,6 +136,31 @@ class CitationTracker:
         return number in self._terms and bool((terms & self._terms[number]) - others)
 
 
+_WIDE_STOPS = "。！？"  # CJK: no space before a marker
+_SENTENCE_STOPS = ".!?" + _WIDE_STOPS
+
+
+def mark(streamed: str, attributions: Sequence[Attribution]) -> str:
+    """The answer (`streamed`, the text as it streamed, stripped) with a [n] marker closing each
+    sentence the tracker tied to a source, when the model wrote no marker itself (the models
+    Docent ships hardly ever do). Written once, here: the window, a reopened conversation, the
+    history, the cache, `--json` and MCP all show the same cited text."""
+    answer = streamed.strip()
+    if not attributions or any(attribution.explicit for attribution in attributions):
+        return answer
+    lead = len(streamed) - len(streamed.lstrip())
+    for attribution in sorted(attributions, key=lambda a: a.end, reverse=True):
+        end = min(max(attribution.end - lead, 0), len(answer))
+        while end and answer[end - 1].isspace():
+            end -= 1
+        if end and answer[end - 1] in _SENTENCE_STOPS:
+            end -= 1
+        following = answer[end : end + 1]
+        space = "" if following and following in _WIDE_STOPS else " "
+        answer = f"{answer[:end]}{space}[{attribution.number}]{answer[end:]}"
+    return answer
+
+
 def keyword_terms_all(text: str) -> list[str]:
     """Content words of any length of text (retrieval caps a question's terms; this must not)."""
     return keyword_terms(text, limit=None)

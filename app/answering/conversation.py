@@ -70,8 +70,13 @@ class Turn:
     sources: tuple[Source, ...]  # the sources this turn sent first (conversation numbering)
 
     def as_record(self) -> dict[str, Any]:
-        """The history row's `turn` column (question, standalone and answer have their own)."""
-        return {"user": self.user, "sources": [asdict(source) for source in self.sources]}
+        """The history row's `turn` column (question and standalone have their own; the row's
+        answer is as shown, with the citation markers Docent added: this one is as written)."""
+        return {
+            "user": self.user,
+            "answer": self.answer,
+            "sources": [asdict(source) for source in self.sources],
+        }
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Turn:
@@ -80,7 +85,7 @@ class Turn:
             question=row["question"],
             standalone=row["standalone"] or row["question"],
             user=turn["user"],
-            answer=row["answer"],
+            answer=turn.get("answer", row["answer"]),  # rows from before markers were added
             sources=tuple(Source(**source) for source in turn["sources"]),
         )
 

@@ -17,7 +17,7 @@ from pathlib import PurePath
 
 from app.answering.cache import AnswerCache, CachedAnswer, CacheKey, cache_key
 from app.answering.calculation import CALCULATION_PROMPT, MAX_CALCULATION_TOKENS, calculate
-from app.answering.citations import Attribution, CitationTracker
+from app.answering.citations import Attribution, CitationTracker, mark
 from app.answering.conversation import Conversation, Plan, Turn
 from app.answering.events import (
     DRAFT_REPLACED,
@@ -127,6 +127,7 @@ class _Attempt:
     # Whether a cloud model answers: the cloud route, or the fallback after a local crash.
     on_cloud: bool = False
     cited: list[Source] = field(default_factory=list)
+    attributions: list[Attribution] = field(default_factory=list)  # sentence by sentence
     generation: GenerationDone | None = None
     error: str | None = None
     crashed: bool = False  # the local model's process died answering
@@ -336,6 +337,9 @@ class Answerer:
             answer = await self._not_in_documents(scope, sources)
             attempt.cited.clear()
             yield DraftReplaced(DRAFT_REPLACED)
+        written = answer  # what a follow-up's prompt carries: the KV cache holds it as it is
+        if unsupported_draft is None:
+            answer = mark(attempt.tracker.text, attempt.attributions)
         metrics = AnswerMetrics.measure(
             route=attempt.decision.route,
             model=attempt.decision.model,
@@ -361,7 +365,7 @@ class Answerer:
         if conversation is not None:
             turn = None
             if status in ("finished", "declined"):  # a failed or stopped turn is not context
-                turn = Turn(question, standalone, attempt.user, answer, plan.send)
+                turn = Turn(question, standalone, attempt.user, written, plan.send)
             record = _in_conversation(record, conversation, standalone, turn)
         history_id = await self.library.record(record)
         if conversation is not None and turn is not None:
@@ -461,6 +465,7 @@ class Answerer:
         )
 
         def citations(attributions: list[Attribution]) -> list[Citation]:
+            attempt.attributions.extend(attributions)
             found = [Citation(by_number[a.number], a.end, a.explicit) for a in attributions]
             attempt.cited.extend(c.source for c in found if c.source not in attempt.cited)
             return found

@@ -1,5 +1,6 @@
 """The conversation sidebar with the real model: follow-ups stay in one conversation, Ctrl+N starts
-another, a click reopens one with its turns and sources, the Delete key deletes one."""
+another, a click reopens one with its turns, sources and citation chips, the Delete key deletes
+one."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pytestqt.qtbot import QtBot
 from tests.documents import HANDBOOK_SECTIONS, write_pdf
 from tests.gui.conftest import main_window, tooltip_shows
 from ui.main_window import MainWindow
+from ui.turn_card import TurnCard
 
 FIRST = "When was the English edition of the Harbor Handbook published?"
 FOLLOW_UP = "And the Chinese edition?"
@@ -31,6 +33,12 @@ def ask(window: MainWindow, loop: qasync.QEventLoop, qtbot: QtBot, question: str
     qtbot.keyClick(window.question, Qt.Key.Key_Return)
     assert window.answering is not None
     loop.run_until_complete(window.answering)
+
+
+def chips_of(card: TurnCard) -> tuple[str, list[tuple[int, str, int]]]:
+    """The answer as shown, and the page each of its citation chips opens."""
+    chips = card.chips().values()
+    return card.answer.toPlainText(), [(s.number, s.document, s.page) for s in chips]
 
 
 def titles(window: MainWindow) -> list[str]:
@@ -53,6 +61,9 @@ def test_the_conversation_list_keeps_reopens_and_deletes_conversations(
     first_id = window.current.id
     assert first_id is not None
     assert len(window.current.turns) == 2
+    # The chips each answer showed live, which must come back with the conversation.
+    live = [chips_of(card) for card in window.conversation.cards]
+    assert all(chips for _, chips in live), live
 
     qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
     assert window.current.id is None
@@ -70,6 +81,7 @@ def test_the_conversation_list_keeps_reopens_and_deletes_conversations(
     assert [turn.question for turn in window.current.turns] == [FIRST, FOLLOW_UP]
     assert window.pages.currentWidget() is window.conversation
     assert [card.question for card in window.conversation.cards] == [FIRST, FOLLOW_UP]
+    assert [chips_of(card) for card in window.conversation.cards] == live
     reopened = window.conversation.cards[-1]
     assert "handbook.pdf, p. 2 (page 3 of the file) — Chinese edition" in reopened.text()
     assert reopened.badge.text().startswith("route: local (qwen2.5-coder-0.5b)")

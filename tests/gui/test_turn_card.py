@@ -14,7 +14,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QToolTip
 from pytestqt.qtbot import QtBot
 
-from app.answering import Citation, Failed, Finished, RouteDecided, Source, SourcesFound, Token
+from app.answering import Failed, Finished, RouteDecided, Source, SourcesFound, Token
 from app.answering.metrics import AnswerMetrics
 from app.bootstrap import Docent
 from app.llm.engine import Message
@@ -166,36 +166,3 @@ def test_a_failure_shows_in_the_answer_and_the_badge(card: TurnCard) -> None:
     assert card.answer.toPlainText().endswith("[failed: the model file is missing]")
     assert card.badge.text() == "failed: the model file is missing"
     assert card.reask.isHidden()
-
-
-def test_sentences_the_tracker_tied_to_a_source_end_in_chips(card: TurnCard) -> None:
-    invoices = source(1, "Customer invoices are kept for seven years.")
-    deletion = source(2, "The Head of Compliance approves deletion.", page=3)
-    card.apply(SourcesFound((invoices, deletion)))
-    card.apply(RouteDecided("local", "m", "why"))
-    first, second = " Invoices are kept seven years.", " The Head of Compliance approves it.\n"
-    for piece in (first, second):
-        card.apply(Token(piece))
-    # Offsets into the text as it streamed (leading space included), as the tracker gives them.
-    card.apply(Citation(invoices, len(first), explicit=False))
-    card.apply(Citation(deletion, len(first + second), explicit=False))
-    answer = (first + second).strip()
-    card.apply(Finished(answer, (invoices, deletion), metrics(), 1, False, None))
-    assert card.answer.toPlainText() == (
-        "Invoices are kept seven years [1]. The Head of Compliance approves it [2]."
-    )
-    assert list(card.chips().values()) == [invoices, deletion]
-
-
-def test_an_answer_whose_model_cites_is_left_as_it_is(
-    card: TurnCard,
-) -> None:
-    invoices = source(1, "Customer invoices are kept for seven years.")
-    card.apply(SourcesFound((invoices,)))
-    card.apply(RouteDecided("local", "m", "why"))
-    card.apply(Token("七年[1]。"))
-    card.apply(Citation(invoices, 5, explicit=True))
-    card.apply(Citation(invoices, 6, explicit=False))
-    card.apply(Finished("七年[1]。", (invoices,), metrics(), 1, False, None))
-    assert card.answer.toPlainText() == "七年[1]。"
-    assert list(card.chips().values()) == [invoices]

@@ -17,6 +17,7 @@ from app.answering import (
     Token,
     Waiting,
 )
+from app.answering.citations import Attribution, mark
 from app.bench.common import filler
 from app.bootstrap import Docent
 from app.llm.engine import CancelToken, GenerationDone, PromptEvaluated, TokenGenerated
@@ -60,7 +61,13 @@ def test_answer_streams_cites_the_page_and_is_recorded(tmp_path: Path) -> None:
     finished = events[-1]
     assert isinstance(finished, Finished)
     answer = "".join(e.text for e in events if isinstance(e, Token))
-    assert finished.answer == answer.strip()
+    # What streamed, with a marker closing each sentence the citation check tied to a source.
+    citations = [e for e in events if isinstance(e, Citation)]
+    assert citations
+    assert finished.answer == mark(
+        answer, [Attribution(c.source.number, c.at, 1.0, c.explicit) for c in citations]
+    )
+    assert f"[{citations[0].source.number}]" in finished.answer
     assert "seven" in answer.lower() or "7" in answer
     cited_pages = [e.source.page for e in events if isinstance(e, Citation)]
     assert 2 in cited_pages

@@ -30,6 +30,9 @@ def test_index_ask_docs_remove(tmp_path: Path) -> None:
     assert result["route"]["route"] == "local"
     assert "seven" in result["answer"].lower() or "7" in result["answer"]
     assert result["citations"][0]["page"] == 2
+    # The sentence the citation check tied to the page ends in that source's marker, as the
+    # window shows it (the model wrote none itself).
+    assert f" [{result['citations'][0]['number']}]" in result["answer"]
     assert result["citations"][0]["where"] == (
         "report.pdf, p. 1 (page 2 of the file) — Section 3: Retention"
     )

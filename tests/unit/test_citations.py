@@ -1,6 +1,6 @@
 from dataclasses import dataclass
 
-from app.answering.citations import CitationTracker
+from app.answering.citations import Attribution, CitationTracker, mark
 
 
 @dataclass(frozen=True)
@@ -129,3 +129,33 @@ def test_a_one_word_answer_cites_the_only_source_holding_that_word() -> None:
     assert [n for n, _, _ in stream(tracker, ["Please use Expat."])] == [2]
     # Not when it is one word among many that no source states.
     assert stream(tracker, [" Expat, says John Doe of Contoso."]) == []
+
+
+def test_each_supported_sentence_ends_in_its_sources_marker() -> None:
+    first, second = " Invoices are kept seven years.", " The Head of Compliance approves it.\n"
+    # Offsets into the text as it streamed (leading space included), as the tracker gives them.
+    attributions = [
+        Attribution(1, len(first), 1.0, explicit=False),
+        Attribution(2, len(first + second), 1.0, explicit=False),
+    ]
+    assert mark(first + second, attributions) == (
+        "Invoices are kept seven years [1]. The Head of Compliance approves it [2]."
+    )
+    assert mark("人事记录保存七年。", [Attribution(3, 9, 1.0, explicit=False)]) == (
+        "人事记录保存七年[3]。"  # no space before a CJK marker
+    )
+
+
+def test_an_answer_whose_model_cites_is_left_as_it_is() -> None:
+    attributions = [Attribution(1, 5, 1.0, explicit=True), Attribution(1, 6, 1.0, explicit=False)]
+    assert mark("七年[1]。", attributions) == "七年[1]。"
+    assert mark(" Nothing supported. ", []) == "Nothing supported."
+
+
+def test_a_real_answer_streamed_through_the_tracker_is_marked_where_it_is_supported() -> None:
+    tracker = CitationTracker(SOURCES, "How long are invoices kept?")
+    pieces = ["Invoices are retained", " for seven years.", " 员工档案保存十年。"]
+    attributions = [a for piece in pieces for a in tracker.feed(piece)] + tracker.finish()
+    assert mark("".join(pieces), attributions) == (
+        "Invoices are retained for seven years [2]. 员工档案保存十年[3]。"
+    )
