@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from app.answering.budget import Budget
 from app.answering.cache import AnswerCache
+from app.answering.events import AnswerRecorded
 from app.catalog import Catalog, ModelError, Progress, Speed, ensure_model
 from app.cloud.health import HealthListener
 from app.cloud.pricing import PriceTable
@@ -31,6 +32,7 @@ from app.llm.speed import check_speed, predict, switch_due
 from app.paths import Paths
 from app.routing import AutoPolicy
 from app.settings import CloudSettings, Settings, SpeedCheck
+from app.workers import Subscription, publish
 
 if TYPE_CHECKING:
     from app.answering.pipeline import Answerer
@@ -69,6 +71,7 @@ class Docent:
         self.chat = LocalChatModel(settings.local, self.catalog, paths.models_dir, safety)
         self.cloud_session = CloudSession(settings.cloud, self.open_cloud_routes)
         self.budget = Budget(self.library, settings.routing.monthly_budget_usd)
+        self._answer_listeners: set[asyncio.Queue[AnswerRecorded]] = set()
         self.cache = AnswerCache(settings.routing.cache_ttl_s)
         # Its own reader process, so a preview never waits behind a long document being indexed.
         self._previewer = DocumentReader(limits, name="preview", background=False)
@@ -139,9 +142,18 @@ class Docent:
             settings,
             cloud_engine=routes.engine if routes else None,
             cache=self.cache,
-            on_cost=self.budget.spend,
+            on_recorded=self._recorded,
         )
         return answerer
+
+    def subscribe_answers(self) -> Subscription[AnswerRecorded]:
+        """Each answer and summary recorded from now on, whichever front end asked for it."""
+        return Subscription(self._answer_listeners)
+
+    def _recorded(self, recorded: AnswerRecorded) -> None:
+        if recorded.cost_usd != 0:  # None (a model with no price) counts too
+            self.budget.spend(recorded.cost_usd)
+        publish(self._answer_listeners, recorded)
 
     async def summarizer(self, progress: Progress | None = None) -> Summarizer:
         """Summaries over the answering pipeline's parts (engines, router, budget)."""

@@ -24,7 +24,6 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
-from types import TracebackType
 from typing import Literal
 
 from app.documents import Chunk, DocumentError
@@ -33,6 +32,7 @@ from app.folders import collect_files
 from app.index import EmbeddingProgress, Library
 from app.index.store import NewDocument
 from app.watch import FolderChanges, FolderWatch
+from app.workers import Subscription, publish
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,32 +178,6 @@ class _Batch:
     skipped: list[tuple[Path, str]] = field(default_factory=list)  # found so by the watcher
 
 
-class Subscription:
-    """Every intake event from its creation on, in order, until it is closed."""
-
-    def __init__(self, listeners: set[asyncio.Queue[IntakeEvent]]) -> None:
-        self._listeners = listeners
-        self._queue: asyncio.Queue[IntakeEvent] = asyncio.Queue()
-        listeners.add(self._queue)
-
-    def __aiter__(self) -> Subscription:
-        return self
-
-    async def __anext__(self) -> IntakeEvent:
-        return await self._queue.get()
-
-    def close(self) -> None:
-        self._listeners.discard(self._queue)
-
-    def __enter__(self) -> Subscription:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType
-    ) -> None:
-        self.close()
-
-
 class Intake:
     def __init__(
         self, library: Library, reader: DocumentReader, ocr_reader: DocumentReader
@@ -224,7 +198,7 @@ class Intake:
 
     # --- what callers use ------------------------------------------------------------------
 
-    def subscribe(self) -> Subscription:
+    def subscribe(self) -> Subscription[IntakeEvent]:
         return Subscription(self._listeners)
 
     def add(self, paths: Sequence[Path], *, force: bool = False, embed: bool = True) -> int:
@@ -310,8 +284,7 @@ class Intake:
         return batch.number
 
     def _publish(self, event: IntakeEvent) -> None:
-        for listener in self._listeners:
-            listener.put_nowait(event)
+        publish(self._listeners, event)
 
     async def _work(self) -> None:
         while True:

@@ -10,6 +10,7 @@ import functools
 import threading
 from collections.abc import AsyncGenerator, Callable
 from concurrent.futures import ThreadPoolExecutor
+from types import TracebackType
 from typing import Any, Generic, ParamSpec, TypeVar
 
 P = ParamSpec("P")
@@ -94,3 +95,36 @@ class SerialWorker:
     def shutdown(self) -> None:
         """Finish queued calls and join the thread."""
         self._executor.shutdown(wait=True, cancel_futures=False)
+
+
+class Subscription(Generic[T]):
+    """Every event a publisher sends (`publish`) from the subscription's creation on, in order,
+    until it is closed: the window, the CLI and the tests follow a part of the core this way."""
+
+    def __init__(self, listeners: set[asyncio.Queue[T]]) -> None:
+        self._listeners = listeners
+        self._queue: asyncio.Queue[T] = asyncio.Queue()
+        listeners.add(self._queue)
+
+    def __aiter__(self) -> Subscription[T]:
+        return self
+
+    async def __anext__(self) -> T:
+        return await self._queue.get()
+
+    def close(self) -> None:
+        self._listeners.discard(self._queue)
+
+    def __enter__(self) -> Subscription[T]:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType
+    ) -> None:
+        self.close()
+
+
+def publish(listeners: set[asyncio.Queue[T]], event: T) -> None:
+    """Send `event` to every open Subscription over `listeners` (on the event loop)."""
+    for queue in listeners:
+        queue.put_nowait(event)

@@ -112,11 +112,13 @@ class QuestionBox(QPlainTextEdit):
 class MainWindow(QMainWindow):
     """Signals: token_shown() — after each streamed token is shown (tests and benchmarks wait
     on it); answer_finished() — after an answer ends, however it ended; folders_synced() — after
-    changes in the watched folders reached the index."""
+    changes in the watched folders reached the index; answers_shown() — after an answer
+    recorded anywhere (this window, its MCP server) is in the sidebar and the spending."""
 
     token_shown = Signal()
     answer_finished = Signal()
     folders_synced = Signal()
+    answers_shown = Signal()
 
     def __init__(self, docent: Docent) -> None:
         super().__init__()
@@ -224,6 +226,8 @@ class MainWindow(QMainWindow):
         # drops callbacks that come due while it is stopped, as between a test's steps).
         self._intake_events = docent.intake.subscribe()
         self._following: asyncio.Task[None] | None = None  # the task showing them
+        # Answers recorded by whoever asked (an MCP client of this window's server too).
+        self._answers = docent.subscribe_answers()
 
     # --- background work -----------------------------------------------------------------
 
@@ -253,6 +257,7 @@ class MainWindow(QMainWindow):
         await self.serving.stop()
         await self.background.close()
         self._intake_events.close()
+        self._answers.close()
 
     async def refresh(self) -> None:
         documents = await self.docent.library.documents()
@@ -294,6 +299,7 @@ class MainWindow(QMainWindow):
         routes; on the very first run, index the guide and (unless `welcome` is False: a
         script or a test that drives the window) show the first-run screen beside it."""
         self._follow_intake()
+        self.background.run(self._follow_answers(), listener=True)
         self._tell_model_notice(await self.docent.chat.check())
         await self.docent.cloud_session.start(self._show_cloud_state)
         self._show_cloud_state()
@@ -557,6 +563,13 @@ class MainWindow(QMainWindow):
 
     # --- conversations ---------------------------------------------------------------------
 
+    async def _follow_answers(self) -> None:
+        async for recorded in self._answers:
+            if recorded.conversation_id is not None:
+                await self.refresh_conversations()
+            self.session.show_spending(self.docent.budget)
+            self.answers_shown.emit()
+
     async def refresh_conversations(self) -> None:
         listed = await self.docent.library.read(conversations.listing)
         self.conversations.show_conversations(listed, self.current.id)
@@ -625,7 +638,6 @@ class MainWindow(QMainWindow):
                     self.token_shown.emit()
                 elif isinstance(event, Finished):
                     self.session.add(event.metrics)
-                    self.session.show_spending(self.docent.budget)
                 elif isinstance(event, Failed):
                     self._keep_question(question)
         except Exception as error:  # the model would not load, the library failed: say so

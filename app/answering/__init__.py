@@ -7,6 +7,7 @@ while the pipeline (and its routing, citation and summary rules) loads at the fi
 
 from app.answering.events import (
     AnswerEvent,
+    AnswerRecorded,
     Citation,
     DraftReplaced,
     Failed,
@@ -22,6 +23,7 @@ from app.answering.events import (
 
 __all__ = [
     "AnswerEvent",
+    "AnswerRecorded",
     "Citation",
     "DraftReplaced",
     "Failed",

@@ -147,6 +147,17 @@ class DraftReplaced:
 
 DRAFT_REPLACED = "the sources do not support this draft; Docent's answer replaces it"
 
+
+@dataclass(frozen=True, slots=True)
+class AnswerRecorded:
+    """An answer or a summary went into the history, whoever asked (the window, the CLI, an MCP
+    client): the conversations and the month's spending may have changed."""
+
+    history_id: int
+    conversation_id: int | None
+    cost_usd: float | None  # None: a cloud model the price table does not list
+
+
 AnswerEvent = (
     SourcesFound
     | InConversation

@@ -22,6 +22,7 @@ from app.answering.conversation import Conversation, Plan, Turn
 from app.answering.events import (
     DRAFT_REPLACED,
     AnswerEvent,
+    AnswerRecorded,
     Citation,
     DraftReplaced,
     Failed,
@@ -185,16 +186,17 @@ class Answerer:
         settings: Settings,
         cloud_engine: Callable[[str], ChatEngine] | None = None,
         cache: AnswerCache | None = None,
-        on_cost: Callable[[float | None], None] | None = None,
+        on_recorded: Callable[[AnswerRecorded], None] | None = None,
     ) -> None:
-        """`on_cost` hears what each answer cost (the router's monthly budget)."""
+        """`on_recorded` hears of each answer recorded: its conversation and what it cost (the
+        router's monthly budget)."""
         self.library = library
         self.local = local
         self.policy = policy
         self.settings = settings
         self.cloud_engine = cloud_engine
         self.cache = cache or AnswerCache(settings.routing.cache_ttl_s)
-        self.on_cost = on_cost
+        self.on_recorded = on_recorded
         self._system = system_prompt()
 
     async def answer(
@@ -370,8 +372,7 @@ class Answerer:
         history_id = await self.library.record(record)
         if conversation is not None and turn is not None:
             conversation.turns.append(turn)
-        if self.on_cost is not None and metrics.cost_usd != 0:  # None (unknown) counts too
-            self.on_cost(metrics.cost_usd)
+        self._recorded(history_id, conversation, metrics.cost_usd)
         if attempt.error:
             yield Failed(attempt.error, history_id)
         else:
@@ -562,7 +563,15 @@ class Answerer:
         history_id = await self.library.record(record)
         if conversation is not None and record.turn is not None:
             conversation.turns.append(turn)
+        self._recorded(history_id, conversation, 0.0)
         yield Finished(cached.answer, cached.citations, metrics, history_id, False, cached.grounded)
+
+    def _recorded(
+        self, history_id: int, conversation: Conversation | None, cost_usd: float | None
+    ) -> None:
+        if self.on_recorded is not None:
+            joined = conversation.id if conversation is not None else None
+            self.on_recorded(AnswerRecorded(history_id, joined, cost_usd))
 
 
 def _history(

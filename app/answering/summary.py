@@ -27,6 +27,7 @@ from typing import Protocol
 from app.answering.citations import Attribution, CitationTracker
 from app.answering.events import (
     AnswerEvent,
+    AnswerRecorded,
     Citation,
     Failed,
     Finished,
@@ -247,7 +248,7 @@ class AnsweringParts(Protocol):
     policy: RoutePolicy
     settings: Settings
     cloud_engine: Callable[[str], ChatEngine] | None
-    on_cost: Callable[[float | None], None] | None
+    on_recorded: Callable[[AnswerRecorded], None] | None
 
 
 class Summarizer:
@@ -262,14 +263,14 @@ class Summarizer:
         policy: RoutePolicy,
         settings: Settings,
         cloud_engine: Callable[[str], ChatEngine] | None = None,
-        on_cost: Callable[[float | None], None] | None = None,
+        on_recorded: Callable[[AnswerRecorded], None] | None = None,
     ) -> None:
         self.library = library
         self.local = local
         self.policy = policy
         self.settings = settings
         self.cloud_engine = cloud_engine
-        self.on_cost = on_cost
+        self.on_recorded = on_recorded
         self._system = summary_prompt()
 
     @classmethod
@@ -281,7 +282,7 @@ class Summarizer:
             answerer.policy,
             answerer.settings,
             answerer.cloud_engine,
-            answerer.on_cost,
+            answerer.on_recorded,
         )
 
     async def plan(self, document_id: int, request: SummaryRequest | None = None) -> SummaryPlan:
@@ -495,8 +496,8 @@ class Summarizer:
         history_id = await self.library.record(
             _history(question, plan, summary, status, run.error, run.cited, metrics)
         )
-        if self.on_cost is not None and metrics.cost_usd != 0:  # None (unknown) counts too
-            self.on_cost(metrics.cost_usd)
+        if self.on_recorded is not None:
+            self.on_recorded(AnswerRecorded(history_id, None, metrics.cost_usd))
         if run.error:
             yield Failed(run.error, history_id)
             return
@@ -546,6 +547,8 @@ class Summarizer:
         history_id = await self.library.record(
             _history(question, plan, summary, "finished", None, run.cited, metrics)
         )
+        if self.on_recorded is not None:
+            self.on_recorded(AnswerRecorded(history_id, None, 0.0))
         yield Finished(summary, tuple(run.cited), metrics, history_id, False, _grounded(run))
 
 

@@ -26,6 +26,7 @@ from app.answering.events import DRAFT_REPLACED
 from app.paths import Paths
 from app.processes import free_loopback_port
 from tests.gui.conftest import main_window
+from tests.gui.waiting import until
 from ui.main_window import MainWindow
 from ui.settings_dialog import SettingsDialog
 
@@ -168,6 +169,14 @@ def test_a_client_asks_through_the_app_while_the_window_keeps_working(
             )
             finished = time.perf_counter()
             timer.stop()
+        # The client's conversation is in the window's sidebar at once: nobody asked in the window.
+        listed = window.conversations.list
+
+        def in_sidebar() -> bool:
+            titles = [listed.item(row).text() for row in range(listed.count())]
+            return "How do I cite pages?" in titles
+
+        await until(window.answers_shown, in_sidebar)
         return result, partial, started, finished
 
     result, partial, started, finished = loop.run_until_complete(scenario())

@@ -8,7 +8,15 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from app.answering import Citation, Failed, Finished, RouteDecided, SourcesFound, Token
+from app.answering import (
+    AnswerRecorded,
+    Citation,
+    Failed,
+    Finished,
+    RouteDecided,
+    SourcesFound,
+    Token,
+)
 from app.answering.cache import AnswerCache
 from app.answering.conversation import Conversation
 from app.answering.pipeline import Answerer, build_messages, choose_sources
@@ -200,6 +208,8 @@ def history(library: Library) -> list[dict]:
 def test_a_repeated_question_is_a_cache_hit_with_its_own_route(tmp_path: Path) -> None:
     engine = ScriptedEngine(["Invoices are retained", " for seven years."])
     answerer, library = make_answerer(tmp_path, engine)
+    recorded: list[AnswerRecorded] = []
+    answerer.on_recorded = recorded.append  # each answer recorded, the cached one too
     first = collect(answerer, QUESTION)[-1]
     again = collect(answerer, "  how long are customer invoices KEPT  ")  # same, normalised
     assert len(engine.requests) == 1
@@ -210,6 +220,10 @@ def test_a_repeated_question_is_a_cache_hit_with_its_own_route(tmp_path: Path) -
     assert finished.citations == first.citations
     assert (finished.metrics.route, finished.metrics.cost_usd) == ("cache", 0.0)
     assert [row["route"] for row in history(library)] == ["cache", "local"]
+    assert recorded == [
+        AnswerRecorded(first.history_id, None, 0.0),
+        AnswerRecorded(finished.history_id, None, 0.0),
+    ]
 
 
 def test_a_changed_index_or_an_expired_entry_is_a_miss(tmp_path: Path) -> None:
