@@ -219,7 +219,8 @@ class Answerer:
             return
         if (request := summary_request(question)) is not None:
             summarizer = Summarizer.beside(self)
-            async for event in summarizer.answer(request, question, scope, cancel, route):
+            summary = summarizer.answer(request, question, scope, cancel, route, conversation)
+            async for event in summary:
                 yield event
             return
         key: CacheKey | None = None

@@ -25,12 +25,14 @@ from importlib import resources
 from typing import Protocol
 
 from app.answering.citations import Attribution, CitationTracker
+from app.answering.conversation import Conversation
 from app.answering.events import (
     AnswerEvent,
     AnswerRecorded,
     Citation,
     Failed,
     Finished,
+    InConversation,
     RouteDecided,
     Source,
     SourcesFound,
@@ -326,9 +328,12 @@ class Summarizer:
         scope: Sequence[int] | None,
         cancel: CancelToken,
         route: str | None,
+        conversation: Conversation | None = None,
     ) -> AsyncIterator[AnswerEvent]:
         """A question that asks for a summary: of the one document in scope (or in the
-        library), as an answer's events; each step's start is a Status."""
+        library), as an answer's events; each step's start is a Status. In a `conversation`
+        it is recorded as one of its turns (shown when it is reopened; not the model's context
+        for the next question: a summary is too long for the prompt)."""
         if scope is None:
             documents = [d.id for d in await self.library.documents()]
         else:
@@ -346,7 +351,11 @@ class Summarizer:
         except DocentError as error:
             yield Failed(str(error), None)
             return
-        async for event in self.summarize(plan, cancel, route, question):
+        joined: int | None = None
+        if conversation is not None:
+            joined = await conversation.recorded_id(self.library, question)
+            yield InConversation(joined, question, 0)
+        async for event in self.summarize(plan, cancel, route, question, conversation_id=joined):
             if isinstance(event, SummaryProgress):
                 yield Status(f"summarizing {event.step} of {event.steps}: {event.what}")
             else:
@@ -359,15 +368,17 @@ class Summarizer:
         route: str | None = None,
         question: str | None = None,
         model: str | None = None,
+        *,
+        conversation_id: int | None = None,
     ) -> AsyncIterator[SummaryEvent]:
         """`route` "local" or "cloud" (None: the stored summary, else the local model), `model`
         the cloud model the user picked (None: the router's); `question` is what the user
-        asked, when a question asked for the summary."""
+        asked, when a question asked for the summary, in the conversation `conversation_id`."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
         question = question or plan.label
         if route is None and (stored := await self._stored(plan)) is not None:
-            async for event in self._replay(plan, question, stored, started):
+            async for event in self._replay(plan, question, stored, started, conversation_id):
                 yield event
             return
         try:
@@ -417,7 +428,7 @@ class Summarizer:
                 run, engine, messages, cancel, CitationTracker(sources), sources, OVERVIEW_TOKENS
             ):
                 yield event
-        async for event in self._finish(plan, question, run, started, read):
+        async for event in self._finish(plan, question, run, started, read, conversation_id):
             yield event
 
     def _decide(self, question: str, route: str | None) -> RouteDecision:
@@ -488,16 +499,19 @@ class Summarizer:
         run.error = run.error or outcome.error
 
     async def _finish(
-        self, plan: SummaryPlan, question: str, run: _Run, started: float, read: float
+        self,
+        plan: SummaryPlan,
+        question: str,
+        run: _Run,
+        started: float,
+        read: float,
+        conversation_id: int | None,
     ) -> AsyncIterator[SummaryEvent]:
         summary = run.text.strip()
         metrics = run.metrics(started, read)
         status = "failed" if run.error else "cancelled" if run.cancelled else "finished"
-        history_id = await self.library.record(
-            _history(question, plan, summary, status, run.error, run.cited, metrics)
-        )
-        if self.on_recorded is not None:
-            self.on_recorded(AnswerRecorded(history_id, None, metrics.cost_usd))
+        record = _history(question, plan, summary, status, run.error, run.cited, metrics)
+        history_id = await self._record(record, conversation_id)
         if run.error:
             yield Failed(run.error, history_id)
             return
@@ -522,7 +536,12 @@ class Summarizer:
         )
 
     async def _replay(
-        self, plan: SummaryPlan, question: str, stored: dict[str, object], started: float
+        self,
+        plan: SummaryPlan,
+        question: str,
+        stored: dict[str, object],
+        started: float,
+        conversation_id: int | None,
     ) -> AsyncIterator[SummaryEvent]:
         """The stored summary, whole, without a model call."""
         sources = tuple(Source(**raw) for raw in stored["sources"])  # type: ignore[attr-defined]
@@ -544,12 +563,18 @@ class Summarizer:
                 run.cited.append(citation.source)
             yield citation
         metrics = run.metrics(started, started)
+        record = _history(question, plan, summary, "finished", None, run.cited, metrics)
+        history_id = await self._record(record, conversation_id)
+        yield Finished(summary, tuple(run.cited), metrics, history_id, False, _grounded(run))
+
+    async def _record(self, record: HistoryRecord, conversation_id: int | None) -> int:
+        """Into the history (and the conversation, if it was asked in one); charged, and told."""
         history_id = await self.library.record(
-            _history(question, plan, summary, "finished", None, run.cited, metrics)
+            dataclasses.replace(record, conversation_id=conversation_id)
         )
         if self.on_recorded is not None:
-            self.on_recorded(AnswerRecorded(history_id, None, 0.0))
-        yield Finished(summary, tuple(run.cited), metrics, history_id, False, _grounded(run))
+            self.on_recorded(AnswerRecorded(history_id, conversation_id, record.cost_usd))
+        return history_id
 
 
 def _grounded(run: _Run) -> float | None:

@@ -15,13 +15,16 @@ from app.answering import (
     Citation,
     Failed,
     Finished,
+    InConversation,
     RouteDecided,
     SourcesFound,
     Status,
     Token,
 )
+from app.answering.conversation import Conversation
 from app.answering.summary import OVERVIEW, SummaryEvent, SummaryProgress
 from app.bootstrap import Docent
+from app.index.conversations import turns
 from app.paths import Paths
 from app.routing import NO_CLOUD
 from tests.conftest import docent as cli
@@ -205,3 +208,36 @@ def test_a_cloud_route_is_priced_before_and_after_and_privacy_can_refuse_it(
     assert "docent: privacy is set to never send anything to the cloud" in refused.stderr
     never = json.loads(cli("summarize", "book.pdf", "--estimate", "--json").stdout)
     assert never["estimate"]["cloud"] == []
+
+
+def test_a_summary_asked_in_a_conversation_stays_in_it(tmp_path: Path) -> None:
+    """The first question of a conversation asks for a summary: the conversation is created, the
+    summary is its turn on reopening, and a follow-up answer joins the same conversation."""
+
+    async def scenario() -> tuple[list[AnswerEvent], int | None, list[dict]]:
+        async with opened(embeddings=False) as docent:
+            book = write_book_pdf(tmp_path / "book.pdf", BOOK_CHAPTERS[:2])
+            await index_all(docent, [book])
+            (document,) = await docent.library.match_documents([str(book)])
+            answerer = await docent.answerer()
+            conversation = Conversation()
+            summary = [
+                e
+                async for e in answerer.answer(
+                    "总结第二章", [document.id], None, None, conversation
+                )
+            ]
+            follow_up = "Who bred the golden apple?"
+            [_ async for _ in answerer.answer(follow_up, [document.id], None, None, conversation)]
+            assert conversation.id is not None
+            rows = await docent.library.read(lambda store: turns(store, conversation.id))
+            return summary, conversation.id, rows
+
+    summary, conversation_id, rows = run(scenario())
+    assert InConversation(conversation_id, "总结第二章", 0) in summary  # type: ignore[arg-type]
+    finished = summary[-1]
+    assert isinstance(finished, Finished)
+    assert [row["question"] for row in rows] == ["总结第二章", "Who bred the golden apple?"]
+    assert rows[0]["answer"] == finished.answer
+    assert rows[0]["turn"] is None  # shown when reopened; too long for the next prompt
+    assert rows[1]["turn"] is not None
