@@ -378,9 +378,7 @@ async def _ask(
     conversation: Conversation,
 ) -> int:
     scope = [d.id for d in await _resolve(docent, scope_names)] if scope_names else None
-    await docent.cloud_session.start()
-    if docent.cloud is not None:  # one question: wait for the sessions instead of routing around
-        await docent.cloud.settled()
+    await docent.cloud_session.ready()
     answerer = await docent.answerer()
     cancel = CancelToken()
     loop = asyncio.get_running_loop()
@@ -488,9 +486,7 @@ async def _eval(docent: Docent, arguments: argparse.Namespace) -> int:
             update={"routing": docent.settings.routing.model_copy(update={"cache_ttl_s": 0})}
         )
     )
-    await docent.cloud_session.start()
-    if docent.cloud is not None:
-        await docent.cloud.settled()
+    await docent.cloud_session.ready()
     rows = await evaluate(await docent.answerer(), questions, modes)
     print(f"{len(questions)} questions from {qa_path}\n")
     print(printable(table(rows)))

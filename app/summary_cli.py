@@ -43,9 +43,7 @@ async def summarize(
     estimate_only: bool,
 ) -> int:
     if route == "cloud" or estimate_only:
-        await docent.cloud_session.start()
-        if docent.cloud is not None:
-            await docent.cloud.settled()
+        await docent.cloud_session.ready()
     summarizer = await docent.summarizer()
     request = chapter_request(chapter)
     plan = await summarizer.plan(document.id, request)

@@ -139,11 +139,9 @@ async def bench_inference(
             return Plan((256, 1024), (1, 2), repeats=1, max_tokens=16, progress=progress)
         return Plan((256, 1024, 4096), (1, 2, 4, 6), repeats=3, max_tokens=32, progress=progress)
 
-    await docent.cloud_session.start()
     cloud = []
-    if docent.cloud is not None:
-        await docent.cloud.settled()
-        for model in docent.cloud.models():
+    if (opened := await docent.cloud_session.ready()) is not None:
+        for model in opened.models():
             if model.healthy:
                 cloud.append(model.model)
             else:

@@ -188,14 +188,12 @@ async def configured_overhead(
     pairs: Sequence[tuple[GenerationRequest, GenerationRequest]],
 ) -> list[Measure]:
     """Every healthy provider the user configured, through the gateway and directly."""
-    await docent.cloud_session.start()
-    if docent.cloud is None:
+    if (routes := await docent.cloud_session.ready()) is None:
         return []
-    await docent.cloud.settled()
     secrets = await docent.secret_store()
     providers = {p.name: p for p in docent.settings.cloud.providers}
     measures = []
-    for model in docent.cloud.models():
+    for model in routes.models():
         name, _, provider_model = model.model.partition("/")
         provider = providers.get(name)
         if provider is None or not model.healthy:
@@ -203,7 +201,7 @@ async def configured_overhead(
         key = await asyncio.to_thread(secrets.get, provider_key(name))
         print(f"cloud: {model.model} via the gateway vs direct …", flush=True)
         direct = partial(direct_ttft, client, provider.base_url, provider_model, key)
-        engine = docent.cloud.engine(model.model)
+        engine = routes.engine(model.model)
         measures.append(await cloud_overhead(engine, direct, pairs, model.model))
     return measures
 

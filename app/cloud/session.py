@@ -35,6 +35,14 @@ class CloudSession:
         async with self._changing:
             await self._open()
 
+    async def ready(self) -> CloudRoutes | None:
+        """Start, and wait until every route has connected or failed: a one-off command (the
+        CLI, a bench) routes with all it will have, not around a route still connecting."""
+        await self.start()
+        if self.routes is not None:
+            await self.routes.settled()
+        return self.routes
+
     async def apply(self, settings: CloudSettings) -> None:
         """Use `settings` from now on (reconnecting if the routes were wanted)."""
         self.settings = settings
