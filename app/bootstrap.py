@@ -2,21 +2,19 @@
 
 No module-level singletons: the CLI, the GUI, the MCP server and the tests each build a `Docent`.
 Each part keeps its own state: the local chat model (`chat`), the cloud session
-(`cloud_session`), the budget; an `Answerer` is built for each question around them.
+(`cloud_session`); the two front doors are `intake` (documents in) and `desk` (questions,
+summaries and conversations).
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 from app.answering.budget import Budget
-from app.answering.cache import AnswerCache
-from app.answering.events import AnswerRecorded
+from app.answering.desk import Desk
 from app.catalog import Catalog, ModelError, Progress, Speed, ensure_model
 from app.cloud.health import HealthListener
 from app.cloud.pricing import PriceTable
@@ -30,21 +28,12 @@ from app.llm.chat_model import LocalChatModel
 from app.llm.safety import SafetyMemory
 from app.llm.speed import check_speed, predict, switch_due
 from app.paths import Paths
-from app.routing import AutoPolicy
 from app.settings import CloudSettings, Settings, SpeedCheck
-from app.workers import Subscription, publish
+from app.workers import import_later
 
 if TYPE_CHECKING:
-    from app.answering.pipeline import Answerer
-    from app.answering.summary import Estimate, Summarizer, SummaryPlan
     from app.cloud.routes import CloudRoutes
     from app.secrets import SecretStore
-
-
-async def _load(module: str) -> ModuleType:
-    """Import a part the window does not need to open (the answering pipeline, the keychain,
-    the MCP SDK) when it is first used, in a thread, rather than at every start-up."""
-    return await asyncio.to_thread(importlib.import_module, module)
 
 
 class Docent:
@@ -70,9 +59,15 @@ class Docent:
         safety = SafetyMemory(paths.engine_safety)
         self.chat = LocalChatModel(settings.local, self.catalog, paths.models_dir, safety)
         self.cloud_session = CloudSession(settings.cloud, self.open_cloud_routes)
-        self.budget = Budget(self.library, settings.routing.monthly_budget_usd)
-        self._answer_listeners: set[asyncio.Queue[AnswerRecorded]] = set()
-        self.cache = AnswerCache(settings.routing.cache_ttl_s)
+        budget = Budget(self.library, settings.routing.monthly_budget_usd)
+        self.desk = Desk(
+            self.library,
+            self.chat,
+            self.cloud_session,
+            budget,
+            lambda: self.settings,
+            self.local_speed,
+        )
         # Its own reader process, so a preview never waits behind a long document being indexed.
         self._previewer = DocumentReader(limits, name="preview", background=False)
 
@@ -108,7 +103,7 @@ class Docent:
         """
         if plaintext_consent is None:
             plaintext_consent = self._settings.secrets.plaintext_file_consent
-        secrets = await _load("app.secrets")
+        secrets = await import_later("app.secrets")
         store: SecretStore = await asyncio.to_thread(
             secrets.SecretStore.open, self.paths.config_dir, plaintext_consent=plaintext_consent
         )
@@ -119,48 +114,13 @@ class Docent:
     ) -> CloudRoutes:
         """Sessions to the routes `cloud` lists, with this Docent's keys and prices."""
         prices = await asyncio.to_thread(PriceTable.load, self.paths.config_dir)
-        routes = await _load("app.cloud.routes")  # a user without cloud routes never needs it
+        routes = await import_later(
+            "app.cloud.routes"
+        )  # a user without cloud routes never needs it
         opened: CloudRoutes = await routes.CloudRoutes.open(
             cloud, await self.secret_store(), prices, listener
         )
         return opened
-
-    async def answerer(self, progress: Progress | None = None) -> Answerer:
-        """An answering pipeline around the current parts; loads the chat model on first use."""
-        engine = await self.chat.engine(progress)
-        await self.budget.load()
-        settings = self.settings
-        policy = AutoPolicy(
-            settings.routing, engine.model, self.cloud_session.models, self.budget.left_usd
-        )
-        routes = self.cloud_session.routes
-        pipeline = await _load("app.answering.pipeline")
-        answerer: Answerer = pipeline.Answerer(
-            self.library,
-            engine,
-            policy,
-            settings,
-            cloud_engine=routes.engine if routes else None,
-            cache=self.cache,
-            on_recorded=self._recorded,
-        )
-        return answerer
-
-    def subscribe_answers(self) -> Subscription[AnswerRecorded]:
-        """Each answer and summary recorded from now on, whichever front end asked for it."""
-        return Subscription(self._answer_listeners)
-
-    def _recorded(self, recorded: AnswerRecorded) -> None:
-        if recorded.cost_usd != 0:  # None (a model with no price) counts too
-            self.budget.spend(recorded.cost_usd)
-        publish(self._answer_listeners, recorded)
-
-    async def summarizer(self, progress: Progress | None = None) -> Summarizer:
-        """Summaries over the answering pipeline's parts (engines, router, budget)."""
-        answerer = await self.answerer(progress)
-        summary = await _load("app.answering.summary")
-        summarizer: Summarizer = summary.Summarizer.beside(answerer)
-        return summarizer
 
     def local_speed(self) -> Speed | None:
         """The chat model's speed on this computer: measured by the speed check, or predicted
@@ -176,21 +136,6 @@ class Docent:
             return predict(self.catalog.get(check.model), measured, self.catalog.get(chat_model))
         except ModelError:
             return None
-
-    async def summary_estimate(self, summarizer: Summarizer, plan: SummaryPlan) -> Estimate:
-        """What the summary takes locally and costs on each cloud model the privacy rule allows."""
-        routes = self.cloud_session.routes
-        allowed = self.settings.routing.privacy != "never"
-        models = [m.model for m in self.cloud_session.models() if m.healthy] if allowed else []
-        summary = await _load("app.answering.summary")
-        estimate: Estimate = summary.estimate(
-            plan,
-            self.local_speed(),
-            models,
-            routes.prices.cost if routes else None,
-            stored=await summarizer.is_stored(plan),
-        )
-        return estimate
 
     async def use_chat_model(self, choice: str) -> None:
         """Switch the local model now, without a restart: a catalog name or a GGUF path. It is
@@ -246,8 +191,8 @@ class Docent:
         self._settings = settings
         self.reader.limits = ReadLimits.from_settings(settings.library)
         self.ocr_reader.limits = ReadLimits.for_ocr(settings.library)
-        self.budget.monthly_usd = settings.routing.monthly_budget_usd
-        self.cache = AnswerCache(settings.routing.cache_ttl_s)
+        self.desk.budget.monthly_usd = settings.routing.monthly_budget_usd
+        self.desk.apply(settings)
         await self.chat.apply(settings.local)
         if reconnect:
             await self.cloud_session.apply(settings.cloud)

@@ -3,13 +3,12 @@ set shipped for them), so that an empty window can offer something to try."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 from pathlib import Path
-
-from app.bench.evaluation import load_questions
 
 GUIDE = "welcome-to-docent.md"  # indexed on the first run
 SAMPLES = ("northwind-retention-policy.pdf", "china-tea-primer.pdf")
@@ -40,6 +39,8 @@ def sample_questions(indexed: Iterable[str], per_document: int = 2) -> list[str]
 
 @cache  # the window asks after every change to the library, on the GUI thread: read once
 def _lookups() -> tuple[tuple[str, str], ...]:
-    """The shipped set's single-fact questions: (document, question), in the set's order."""
-    questions = load_questions(shipped_questions_path())
-    return tuple((qa.document, qa.question) for qa in questions if qa.kind == "lookup")
+    """The shipped set's single-fact questions: (document, question), in the set's order
+    (read plainly: the window has no use for the evaluation's reader)."""
+    lines = shipped_questions_path().read_text(encoding="utf-8").splitlines()
+    questions = [json.loads(line) for line in lines if line.strip()]
+    return tuple((qa["document"], qa["question"]) for qa in questions if qa.get("kind") == "lookup")

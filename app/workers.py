@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import threading
 from collections.abc import AsyncGenerator, Callable
 from concurrent.futures import ThreadPoolExecutor
-from types import TracebackType
+from types import ModuleType, TracebackType
 from typing import Any, Generic, ParamSpec, TypeVar
 
 P = ParamSpec("P")
@@ -128,3 +129,9 @@ def publish(listeners: set[asyncio.Queue[T]], event: T) -> None:
     """Send `event` to every open Subscription over `listeners` (on the event loop)."""
     for queue in listeners:
         queue.put_nowait(event)
+
+
+async def import_later(module: str) -> ModuleType:
+    """Import a part the window does not need to open (the answering pipeline, the keychain,
+    the MCP SDK) when it is first used, in a thread, rather than at every start-up."""
+    return await asyncio.to_thread(importlib.import_module, module)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import pairwise
-from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
 
-from app.answering import AnswerEvent, Failed, Finished, InConversation, Source, SourcesFound
-from app.answering.metrics import AnswerMetrics
+from app.answering import AnswerEvent, Finished, Source
+from app.answering.conversation import replayed
+from app.index import HistoryEntry
 from ui.background import Background
 from ui.source_cards import Thumbnails
 from ui.turn_card import TurnCard
@@ -83,33 +83,13 @@ class ConversationPanel(QScrollArea):
             card.deleteLater()
         self.cards = []
 
-    def replay(self, turns: Sequence[dict[str, Any]]) -> None:
-        """A kept conversation's turns (its history rows), with their sources and badges."""
+    def replay(self, entries: Sequence[HistoryEntry]) -> None:
+        """A kept conversation's recorded answers, with their sources and badges."""
         self.clear()
-        shown: dict[int, Source] = {}  # the conversation's sources, by their number
-        for row in turns:
-            turn = row["turn"] or {"sources": []}
-            shown |= {s["number"]: Source(**s) for s in turn["sources"]}
-            card = self.begin(row["question"])
-            card.apply(SourcesFound(tuple(shown.values())))
-            if row["standalone"]:
-                card.apply(InConversation(row["conversation_id"], row["standalone"], 0))
-            if row["status"] == "failed":
-                card.apply(Failed(row["error"], row["id"]))
-                continue
-            # A cached answer's turn kept no sources: its citations show in its text only.
-            cited = [shown[c["number"]] for c in row["citations"] if c["number"] in shown]
-            metrics = AnswerMetrics.from_record(row)
-            card.apply(
-                Finished(
-                    row["answer"],
-                    tuple(cited),
-                    metrics,
-                    row["id"],
-                    row["status"] == "cancelled",
-                    row["grounded"],
-                )
-            )
+        for question, events in replayed(entries):
+            card = self.begin(question)
+            for event in events:
+                card.apply(event)
         self.order_focus()
 
     def cited_sources(self) -> list[Source]:

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.index.conversations import ConversationInfo
+from app.index import ConversationInfo
 from ui.plain import plain_tooltip
 
 

@@ -28,11 +28,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.answering import Failed, Finished, InConversation, Source, Token
-from app.answering.conversation import Conversation, reopen
+from app.answering.conversation import Conversation
 from app.bootstrap import Docent
 from app.cloud.health import Health, HealthState
 from app.errors import DocentError
-from app.index import EmbeddingProgress, conversations
+from app.index import EmbeddingProgress
 from app.intake import (
     BatchFailed,
     BatchFinished,
@@ -51,10 +51,10 @@ from app.intake import (
     PagesParsed,
     WatchProblem,
 )
+from app.intake.watch import FolderWatch
 from app.llm.engine import CancelToken
 from app.routing import Route
 from app.samples import GUIDE, SAMPLES, sample_path
-from app.watch import FolderWatch
 from ui import keys
 from ui.background import Background
 from ui.conversation import ConversationPanel
@@ -227,7 +227,7 @@ class MainWindow(QMainWindow):
         self._intake_events = docent.intake.subscribe()
         self._following: asyncio.Task[None] | None = None  # the task showing them
         # Answers recorded by whoever asked (an MCP client of this window's server too).
-        self._answers = docent.subscribe_answers()
+        self._answers = docent.desk.subscribe()
 
     # --- background work -----------------------------------------------------------------
 
@@ -305,8 +305,8 @@ class MainWindow(QMainWindow):
         self._show_cloud_state()
         await self.serving.apply()
         await self.refresh()
-        await self.docent.budget.load()
-        self.session.show_spending(self.docent.budget)
+        await self.docent.desk.budget.load()
+        self.session.show_spending(self.docent.desk.budget)
         await self.refresh_conversations()
         self.documents.tick(self.state.scope)
         self.watch_folders()
@@ -564,14 +564,14 @@ class MainWindow(QMainWindow):
     # --- conversations ---------------------------------------------------------------------
 
     async def _follow_answers(self) -> None:
-        async for recorded in self._answers:
-            if recorded.conversation_id is not None:
+        async for changed in self._answers:
+            if changed.conversation_id is not None:
                 await self.refresh_conversations()
-            self.session.show_spending(self.docent.budget)
+            self.session.show_spending(self.docent.desk.budget)
             self.answers_shown.emit()
 
     async def refresh_conversations(self) -> None:
-        listed = await self.docent.library.read(conversations.listing)
+        listed = await self.docent.desk.conversations()
         self.conversations.show_conversations(listed, self.current.id)
 
     def new_conversation(self) -> None:
@@ -588,11 +588,8 @@ class MainWindow(QMainWindow):
 
     async def _open_conversation(self, conversation_id: int) -> None:
         self.stop()
-        self.current = await reopen(self.docent.library, conversation_id)
-        rows = await self.docent.library.read(
-            lambda store: conversations.turns(store, conversation_id)
-        )
-        self.conversation.replay(rows)
+        self.current = await self.docent.desk.open(conversation_id)
+        self.conversation.replay(self.current.entries)
         self.pages.setCurrentWidget(self.conversation)
 
     def delete_conversation(self, conversation_id: int) -> asyncio.Task[None]:
@@ -601,7 +598,7 @@ class MainWindow(QMainWindow):
     async def _delete_conversation(self, conversation_id: int) -> None:
         if self.current.id == conversation_id:
             self.new_conversation()
-        await self.docent.library.write(lambda store: conversations.delete(store, conversation_id))
+        await self.docent.desk.delete(conversation_id)
         await self.refresh_conversations()
 
     # --- questions -------------------------------------------------------------------------
@@ -626,11 +623,16 @@ class MainWindow(QMainWindow):
         self.conversation.begin(question)
         try:
             self._show_model_state(loading=not self.docent.chat.loaded)
-            answerer = await self.docent.answerer()
-            self._tell_model_notice(self.docent.chat.take_notice())
             scope = self.documents.scope()
             conversation = self.current
-            async for event in answerer.answer(question, scope, cancel, route, conversation):
+            events = self.docent.desk.ask(
+                question, scope, route=route, conversation=conversation, cancel=cancel
+            )
+            loading = True
+            async for event in events:
+                if loading:  # the model is up: its state, and what loading it had to do
+                    loading = False
+                    self._tell_model_notice(self.docent.chat.take_notice())
                 self.conversation.apply(event)
                 if isinstance(event, InConversation):
                     await self.refresh_conversations()

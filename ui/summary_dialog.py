@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.answering import Failed, Finished
-from app.answering.summary import Estimate, Summarizer, SummaryPlan, SummaryProgress
+from app.answering.desk import SummaryJob
+from app.answering.summary import SummaryProgress
 from app.bootstrap import Docent
 from app.llm.engine import CancelToken
 from ui.background import Background
@@ -72,35 +73,32 @@ class SummaryDialog(QDialog):
         layout.addWidget(self.step_label)
         layout.addWidget(self.conversation, 1)
         self.resize(760, 560)
-        self.summarizer: Summarizer | None = None
-        self.plan: SummaryPlan | None = None
-        self.estimate: Estimate | None = None
+        self.job: SummaryJob | None = None
         self.summarizing: asyncio.Task[None] | None = None
         self._cancel: CancelToken | None = None
         self.preparing = self.background.run(self._prepare())
 
     async def _prepare(self) -> None:
         """Plan and estimate off the GUI thread (the library's reader, the model's loading)."""
-        self.summarizer = await self.docent.summarizer()
-        self.plan = await self.summarizer.plan(self.document_id)
-        self.estimate = await self.docent.summary_estimate(self.summarizer, self.plan)
-        self.setWindowTitle(self.plan.label)
-        if self.estimate.stored:
+        self.job = job = await self.docent.desk.summary(self.document_id)
+        plan, estimate = job.plan, job.estimate
+        self.setWindowTitle(plan.label)
+        if estimate.stored:
             self.estimate_label.setText("This summary is stored: it opens at once.")
             self.start(route_choice=(None, None))
             return
-        steps = self.estimate.steps
+        steps = estimate.steps
         self.estimate_label.setText(
-            f"{self.plan.document.name}: {len(self.plan.sections)} section"
-            f"{'s' if len(self.plan.sections) != 1 else ''}, {steps} step"
-            f"{'s' if steps != 1 else ''}, up to {self.estimate.prompt_tokens:,} tokens to read. "
+            f"{plan.document.name}: {len(plan.sections)} section"
+            f"{'s' if len(plan.sections) != 1 else ''}, {steps} step"
+            f"{'s' if steps != 1 else ''}, up to {estimate.prompt_tokens:,} tokens to read. "
             "Choose where to make it:"
         )
-        self.route.addItem(f"Local model: {self.estimate.describe_local()}", ("local", None))
-        for cloud in self.estimate.cloud:
+        self.route.addItem(f"Local model: {estimate.describe_local()}", ("local", None))
+        for cloud in estimate.cloud:
             cost = "price unknown" if cloud.cost_usd is None else f"at most ${cloud.cost_usd:.4f}"
             self.route.addItem(f"Cloud {cloud.model}: {cost}", ("cloud", cloud.model))
-        if not self.estimate.cloud:
+        if not estimate.cloud:
             self.route.addItem("Cloud: no cloud configured", None)
             # Listed, so the user sees why, but not chosen.
             self.route.model().item(self.route.count() - 1).setEnabled(False)  # type: ignore[attr-defined]
@@ -109,13 +107,13 @@ class SummaryDialog(QDialog):
     def start(self, *, route_choice: tuple[str | None, str | None] | None = None) -> None:
         """Make the summary on the chosen route (`route_choice`: (route, model) instead of the
         list's choice; (None, None) opens the stored one)."""
-        if self.plan is None or self.summarizer is None:
+        if self.job is None:
             return
         route, model = route_choice or self.route.currentData()
         self.stop()
         self._cancel = CancelToken()
         self.summarizing = self.background.run(
-            self._summarize(self.summarizer, self.plan, self._cancel, route, model)
+            self._summarize(self.job, self._cancel, route, model)
         )
 
     def stop(self) -> None:
@@ -123,20 +121,16 @@ class SummaryDialog(QDialog):
             self._cancel.cancel()
 
     async def _summarize(
-        self,
-        summarizer: Summarizer,
-        plan: SummaryPlan,
-        cancel: CancelToken,
-        route: str | None,
-        model: str | None,
+        self, job: SummaryJob, cancel: CancelToken, route: str | None, model: str | None
     ) -> None:
+        plan = job.plan
         self.start_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self.progress.setRange(0, plan.steps)
         self.progress.setValue(0)
         self.conversation.begin(plan.label)
         try:
-            async for event in summarizer.summarize(plan, cancel, route, model=model):
+            async for event in job.run(route, model, cancel):
                 if isinstance(event, SummaryProgress):
                     self.progress.setValue(event.step - 1)
                     self.step_label.setText(f"Step {event.step} of {event.steps}: {event.what}")

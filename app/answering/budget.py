@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from app.index import Library
-from app.index.store import Spending
+from app.index import Library, Spending
 
 
 class Budget:

@@ -13,7 +13,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from app.answering.events import Source
+from app.answering.run import Kept
 
 CacheKey = tuple[str, tuple[int, ...], int]
 
@@ -30,11 +30,7 @@ def cache_key(question: str, scope: Sequence[int] | None, index_version: int) ->
 
 @dataclass(frozen=True, slots=True)
 class CachedAnswer:
-    answer: str
-    sources: tuple[Source, ...]
-    citations: tuple[Source, ...]
-    model: str  # who answered originally
-    grounded: float | None
+    kept: Kept
     stored_at: float
 
 

@@ -17,11 +17,18 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from app.answering.events import Source
+from app.answering.events import (
+    AnswerEvent,
+    Failed,
+    Finished,
+    InConversation,
+    Source,
+    SourcesFound,
+)
+from app.answering.metrics import AnswerMetrics
 from app.cjk import estimate_tokens
 from app.errors import DocentError
-from app.index import Library, conversations
-from app.index.store import Store
+from app.index import HistoryEntry, Library
 
 # A follow-up this short (in words; CJK characters count as words) cannot stand alone.
 SHORT_FOLLOW_UP = 5
@@ -79,13 +86,13 @@ class Turn:
         }
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> Turn:
-        turn = row["turn"]
+    def from_entry(cls, entry: HistoryEntry) -> Turn:
+        turn = entry.turn or {}
         return cls(
-            question=row["question"],
-            standalone=row["standalone"] or row["question"],
+            question=entry.question,
+            standalone=entry.standalone or entry.question,
             user=turn["user"],
-            answer=turn.get("answer", row["answer"]),  # rows from before markers were added
+            answer=turn.get("answer", entry.answer),  # recorded before markers were added
             sources=tuple(Source(**source) for source in turn["sources"]),
         )
 
@@ -107,10 +114,13 @@ class Plan:
 
 @dataclass
 class Conversation:
-    """The turns so far; `id` is None until its first question is recorded."""
+    """The turns so far; `id` is None until its first question is recorded. `entries` are the
+    recorded answers it was reopened with, failed and stopped ones too (what a front end shows
+    again; `turns` are what the model is shown)."""
 
     id: int | None = None
     turns: list[Turn] = field(default_factory=list)
+    entries: tuple[HistoryEntry, ...] = ()
     _recording: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
 
     async def recorded_id(self, library: Library, question: str) -> int:
@@ -118,14 +128,14 @@ class Conversation:
         asked before the first one's row exists waits for it (it made a second row)."""
         async with self._recording:
             if self.id is None:
-                self.id = await library.write(lambda store: conversations.create(store, question))
+                self.id = await library.create_conversation(question)
         return self.id
 
     @classmethod
-    def from_rows(cls, conversation_id: int, rows: Sequence[dict[str, Any]]) -> Conversation:
-        """From its history rows: the answered turns (a failed or stopped one is not context)."""
-        answered = [row for row in rows if row["turn"] is not None]
-        return cls(conversation_id, [Turn.from_row(row) for row in answered])
+    def from_entries(cls, conversation_id: int, entries: Sequence[HistoryEntry]) -> Conversation:
+        """From its recorded answers (a failed or stopped one is not context)."""
+        turns = [Turn.from_entry(entry) for entry in entries if entry.turn is not None]
+        return cls(conversation_id, turns, tuple(entries))
 
     def standalone(self, question: str) -> str:
         return standalone(question, self.turns[-1].standalone if self.turns else None)
@@ -158,16 +168,36 @@ class ConversationNotFound(DocentError):
 
 async def reopen(library: Library, conversation_id: int) -> Conversation:
     """A kept conversation, ready for its next question."""
-
-    def read(store: Store) -> list[dict[str, Any]] | None:
-        if not conversations.exists(store, conversation_id):
-            return None
-        return conversations.turns(store, conversation_id)
-
-    rows = await library.read(read)
-    if rows is None:
+    entries = await library.conversation(conversation_id)
+    if entries is None:
         raise ConversationNotFound(f"there is no conversation {conversation_id}")
-    return Conversation.from_rows(conversation_id, rows)
+    return Conversation.from_entries(conversation_id, entries)
+
+
+def replayed(entries: Sequence[HistoryEntry]) -> list[tuple[str, list[AnswerEvent]]]:
+    """Each recorded answer as its question and the events that show it again, as they showed
+    it live: the sources the conversation had by then, how retrieval read a follow-up, and its
+    end (the answer with its markers, the cited sources, the metrics; or the failure)."""
+    shown: dict[int, Source] = {}  # the conversation's sources, by their number
+    replay = []
+    for entry in entries:
+        turn = entry.turn or {"sources": []}
+        shown |= {source["number"]: Source(**source) for source in turn["sources"]}
+        events: list[AnswerEvent] = [SourcesFound(tuple(shown.values()))]
+        if entry.standalone and entry.conversation_id is not None:
+            events.append(InConversation(entry.conversation_id, entry.standalone, 0))
+        if entry.status == "failed":
+            events.append(Failed(entry.error or "failed", entry.id))
+        else:
+            # A cached answer's turn kept no sources: its citations show in its text only.
+            cited = [shown[c["number"]] for c in entry.citations if c["number"] in shown]
+            metrics = AnswerMetrics.from_record(entry)
+            cancelled = entry.status == "cancelled"
+            events.append(
+                Finished(entry.answer, tuple(cited), metrics, entry.id, cancelled, entry.grounded)
+            )
+        replay.append((entry.question, events))
+    return replay
 
 
 def _renumber(chosen: Sequence[Source], shown: dict[int, Source], first: int) -> list[Source]:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.llm.engine import GenerationDone
+
+if TYPE_CHECKING:
+    from app.index import HistoryRecord
 
 _NOT_RECORDED = "cached_tokens"  # the history has no column for it
 
@@ -74,9 +77,10 @@ class AnswerMetrics:
         return {name: value for name, value in asdict(self).items() if name != _NOT_RECORDED}
 
     @classmethod
-    def from_record(cls, row: dict[str, Any]) -> AnswerMetrics:
-        """An answer's metrics from its history row (what `recorded` kept)."""
-        return cls(**{f.name: row[f.name] for f in fields(cls) if f.name != _NOT_RECORDED})
+    def from_record(cls, record: HistoryRecord) -> AnswerMetrics:
+        """An answer's metrics from its history record (what `recorded` kept)."""
+        kept = (f.name for f in fields(cls) if f.name != _NOT_RECORDED)
+        return cls(**{name: getattr(record, name) for name in kept})
 
 
 def describe_cost(cost_usd: float | None) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
@@ -17,13 +17,11 @@ from pathlib import PurePath
 
 from app.answering.cache import AnswerCache, CachedAnswer, CacheKey, cache_key
 from app.answering.calculation import CALCULATION_PROMPT, MAX_CALCULATION_TOKENS, calculate
-from app.answering.citations import Attribution, CitationTracker, mark
+from app.answering.citations import CitationTracker
 from app.answering.conversation import Conversation, Plan, Turn
 from app.answering.events import (
     DRAFT_REPLACED,
     AnswerEvent,
-    AnswerRecorded,
-    Citation,
     DraftReplaced,
     Failed,
     Finished,
@@ -36,16 +34,16 @@ from app.answering.events import (
 )
 from app.answering.extraction import extract, value_kind
 from app.answering.metrics import AnswerMetrics
+from app.answering.run import CitedText, Kept, Parts, history_record
 from app.answering.streaming import Outcome, cited_stream
 from app.answering.summary import Summarizer
 from app.answering.summary_request import summary_request
 from app.cjk import estimate_tokens
 from app.documents.chunking import cited_as
-from app.index import HistoryRecord, Library, Passage
+from app.index import HistoryRecord, Passage
 from app.index.terms import stated_values
 from app.llm.engine import (
     CancelToken,
-    ChatEngine,
     EngineError,
     GenerationDone,
     GenerationRequest,
@@ -58,10 +56,8 @@ from app.routing import (
     RetrievalConfidence,
     Route,
     RouteDecision,
-    RoutePolicy,
     RouteUnavailable,
 )
-from app.settings import Settings
 
 
 @cache  # an Answerer is built per question: the file is read once
@@ -127,8 +123,7 @@ class _Attempt:
     tracker: CitationTracker
     # Whether a cloud model answers: the cloud route, or the fallback after a local crash.
     on_cloud: bool = False
-    cited: list[Source] = field(default_factory=list)
-    attributions: list[Attribution] = field(default_factory=list)  # sentence by sentence
+    written: CitedText = field(default_factory=CitedText)
     generation: GenerationDone | None = None
     error: str | None = None
     crashed: bool = False  # the local model's process died answering
@@ -166,7 +161,7 @@ def _unsupported(attempt: _Attempt) -> bool:
     generation = attempt.generation
     if attempt.error or generation is None or generation.finish_reason == "cancelled":
         return False
-    answer = attempt.tracker.text
+    answer = attempt.written.text
     if _NOT_FOUND.search(answer):
         return True
     if attempt.tracker.grounded_share:
@@ -175,28 +170,16 @@ def _unsupported(attempt: _Attempt) -> bool:
 
 
 class Answerer:
-    """Retrieve, route, generate, cite, record. `cloud_engine(model)` gives the engine for a
-    cloud model the policy chose; a cloud failure before the first token falls back to local."""
+    """Retrieve, route, generate, cite, record, over `parts` (run.py); a cloud failure before
+    the first token falls back to local."""
 
-    def __init__(
-        self,
-        library: Library,
-        local: ChatEngine,
-        policy: RoutePolicy,
-        settings: Settings,
-        cloud_engine: Callable[[str], ChatEngine] | None = None,
-        cache: AnswerCache | None = None,
-        on_recorded: Callable[[AnswerRecorded], None] | None = None,
-    ) -> None:
-        """`on_recorded` hears of each answer recorded: its conversation and what it cost (the
-        router's monthly budget)."""
-        self.library = library
-        self.local = local
-        self.policy = policy
-        self.settings = settings
-        self.cloud_engine = cloud_engine
-        self.cache = cache or AnswerCache(settings.routing.cache_ttl_s)
-        self.on_recorded = on_recorded
+    def __init__(self, parts: Parts, cache: AnswerCache | None = None) -> None:
+        self.parts = parts
+        self.library = parts.library
+        self.local = parts.local
+        self.policy = parts.policy
+        self.settings = parts.settings
+        self.cache = cache or AnswerCache(parts.settings.routing.cache_ttl_s)
         self._system = system_prompt()
 
     async def answer(
@@ -218,8 +201,9 @@ class Answerer:
             yield Failed("the question is empty", None)
             return
         if (request := summary_request(question)) is not None:
-            summarizer = Summarizer.beside(self)
-            summary = summarizer.answer(request, question, scope, cancel, route, conversation)
+            summary = Summarizer(self.parts).answer(
+                request, question, scope, cancel, route, conversation
+            )
             async for event in summary:
                 yield event
             return
@@ -243,14 +227,10 @@ class Answerer:
                 if isinstance(event, SourcesFound):
                     sources = event.sources
                 if isinstance(event, Finished) and not event.cancelled and event.answer:
-                    finished = CachedAnswer(
-                        event.answer,
-                        sources,
-                        event.citations,
-                        event.metrics.model,
-                        event.grounded,
-                        self.cache.now(),
+                    kept = Kept(
+                        event.answer, sources, event.citations, event.metrics.model, event.grounded
                     )
+                    finished = CachedAnswer(kept, self.cache.now())
                 yield event
         finally:
             if key is not None:
@@ -314,7 +294,7 @@ class Answerer:
         if (escalation := self._draft_check(attempt, question)) is not None:
             # Cascade: the local draft failed its check; the cloud answers, shown the draft.
             yield RouteDecided(escalation.route, escalation.model, escalation.reason)
-            draft = attempt.tracker.text.strip()
+            draft = attempt.written.text.strip()
             attempt = _Attempt(escalation, CitationTracker(plan.visible, question), True)
             async for event in self._stream(attempt, question, plan, cancel, draft):
                 yield event
@@ -333,16 +313,17 @@ class Answerer:
             async for event in self._stream(attempt, question, plan, cancel):
                 yield event
 
-        answer = attempt.tracker.text.strip()
+        answer = attempt.written.text.strip()
+        cited = attempt.written.cited
         unsupported_draft = None
         if _unsupported(attempt):
             unsupported_draft = answer
             answer = await self._not_in_documents(scope, sources)
-            attempt.cited.clear()
+            cited = []
             yield DraftReplaced(DRAFT_REPLACED)
         written = answer  # what a follow-up's prompt carries: the KV cache holds it as it is
         if unsupported_draft is None:
-            answer = mark(attempt.tracker.text, attempt.attributions)
+            answer = attempt.written.marked()
         metrics = AnswerMetrics.measure(
             route=attempt.decision.route,
             model=attempt.decision.model,
@@ -364,22 +345,23 @@ class Answerer:
             else "finished"
         )
         grounded = attempt.tracker.grounded_share
-        record = _history(question, scope, answer, status, attempt, metrics, grounded)
+        record = history_record(
+            question, scope, answer, status, attempt.error, metrics, cited, grounded, attempt.sent
+        )
         if conversation is not None:
             turn = None
             if status in ("finished", "declined"):  # a failed or stopped turn is not context
                 turn = Turn(question, standalone, attempt.user, written, plan.send)
             record = _in_conversation(record, conversation, standalone, turn)
-        history_id = await self.library.record(record)
+        history_id = await self.parts.record(record)
         if conversation is not None and turn is not None:
             conversation.turns.append(turn)
-        self._recorded(history_id, conversation, metrics.cost_usd)
         if attempt.error:
             yield Failed(attempt.error, history_id)
         else:
             yield Finished(
                 answer,
-                tuple(attempt.cited),
+                tuple(cited),
                 metrics,
                 history_id,
                 cancelled,
@@ -431,13 +413,12 @@ class Answerer:
         cancel: CancelToken,
         draft: str = "",
     ) -> AsyncIterator[AnswerEvent]:
-        by_number = {source.number: source for source in plan.visible}
         routing = self.settings.routing
+        engine = self.parts.engine(attempt.decision, attempt.on_cloud)
+        if engine is None:
+            attempt.error = NO_CLOUD
+            return
         if attempt.on_cloud:
-            if self.cloud_engine is None:
-                attempt.error = NO_CLOUD
-                return
-            engine = self.cloud_engine(attempt.decision.model)
             names = routing.privacy == "standard"
             messages = build_messages(
                 self._system, question, plan.send, names=names, history=_turns(plan, names)
@@ -450,7 +431,6 @@ class Answerer:
                 )
             attempt.sent = tuple(messages)
         else:
-            engine = self.local
             messages = build_messages(
                 self._system,
                 question,
@@ -465,16 +445,9 @@ class Answerer:
             max_tokens=self.settings.local.max_tokens,
             temperature=self.settings.local.temperature,
         )
-
-        def citations(attributions: list[Attribution]) -> list[Citation]:
-            attempt.attributions.extend(attributions)
-            found = [Citation(by_number[a.number], a.end, a.explicit) for a in attributions]
-            attempt.cited.extend(c.source for c in found if c.source not in attempt.cited)
-            return found
-
         outcome = Outcome()
         async for event in cited_stream(
-            engine, request, cancel, attempt.tracker, citations, outcome
+            engine, request, cancel, attempt.tracker, attempt.written, plan.visible, outcome
         ):
             attempt.tokens += isinstance(event, Token)
             yield event
@@ -530,83 +503,28 @@ class Answerer:
     ) -> AsyncIterator[AnswerEvent]:
         """A cache hit: the earlier answer, whole, as its own route (the first turn of a
         conversation may be one: its prompt is rebuilt from the cached sources)."""
+        kept = cached.kept
         age = self.cache.now() - cached.stored_at
-        decision = RouteDecision(
-            "cache", cached.model, f"asked {age:.0f} s ago; cached for {self.cache.ttl_s:g} s"
-        )
+        reason = f"asked {age:.0f} s ago; cached for {self.cache.ttl_s:g} s"
         if conversation is not None:
             conversation_id = await conversation.recorded_id(self.library, question)
             yield InConversation(conversation_id, question, 0)
-        yield SourcesFound(cached.sources)
-        yield RouteDecided(decision.route, decision.model, decision.reason)
-        yield Token(cached.answer)
-        answered = time.perf_counter()
-        generation = GenerationDone(0, 0, "stop", answered, answered)
-        metrics = AnswerMetrics.measure(
-            route="cache",
-            model=cached.model,
-            reason=decision.reason,
-            started_at=started,
-            retrieved_at=started,
-            finished_at=answered,
-            generation=generation,
+        _, events, metrics = kept.replay(reason, started)
+        for event in events:
+            yield event
+        record = history_record(
+            question, scope, kept.text, "finished", None, metrics, kept.cited, kept.grounded
         )
-        attempt = _Attempt(decision, CitationTracker(cached.sources, question))
-        attempt.cited = list(cached.citations)
-        record = _history(
-            question, scope, cached.answer, "finished", attempt, metrics, cached.grounded
-        )
+        turn = None
         if conversation is not None:
             names = self._local_names
-            user = build_messages(self._system, question, cached.sources, names=names)[-1]
-            turn = Turn(question, question, user.content, cached.answer, cached.sources)
+            user = build_messages(self._system, question, kept.sources, names=names)[-1]
+            turn = Turn(question, question, user.content, kept.text, kept.sources)
             record = _in_conversation(record, conversation, turn.standalone, turn)
-        history_id = await self.library.record(record)
-        if conversation is not None and record.turn is not None:
+        history_id = await self.parts.record(record)
+        if conversation is not None and turn is not None:
             conversation.turns.append(turn)
-        self._recorded(history_id, conversation, 0.0)
-        yield Finished(cached.answer, cached.citations, metrics, history_id, False, cached.grounded)
-
-    def _recorded(
-        self, history_id: int, conversation: Conversation | None, cost_usd: float | None
-    ) -> None:
-        if self.on_recorded is not None:
-            joined = conversation.id if conversation is not None else None
-            self.on_recorded(AnswerRecorded(history_id, joined, cost_usd))
-
-
-def _history(
-    question: str,
-    scope: Sequence[int] | None,
-    answer: str,
-    status: str,
-    attempt: _Attempt,
-    metrics: AnswerMetrics,
-    grounded: float | None,
-) -> HistoryRecord:
-    decision = attempt.decision
-    return HistoryRecord(
-        question=question,
-        scope=list(scope or []),
-        answer=answer,
-        status=status,
-        error=attempt.error,
-        route=decision.route,
-        model=decision.model,
-        reason=decision.reason,
-        citations=[source.as_dict() for source in attempt.cited],
-        retrieval_s=metrics.retrieval_s,
-        ttft_s=metrics.ttft_s,
-        total_s=metrics.total_s,
-        prompt_tokens=metrics.prompt_tokens,
-        completion_tokens=metrics.completion_tokens,
-        tokens_per_s=metrics.tokens_per_s,
-        cost_usd=metrics.cost_usd,
-        grounded=grounded,
-        sent=None
-        if attempt.sent is None
-        else [{"role": m.role, "content": m.content} for m in attempt.sent],
-    )
+        yield kept.finished(metrics, history_id)
 
 
 def _in_conversation(

@@ -4,11 +4,12 @@ as the sentence ends. Answers and summaries both stream through here."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
-from app.answering.citations import Attribution, CitationTracker
-from app.answering.events import AnswerEvent, Citation, Status, Token, Waiting
+from app.answering.citations import CitationTracker
+from app.answering.events import AnswerEvent, Source, Status, Token, Waiting
+from app.answering.run import CitedText
 from app.llm.engine import (
     CancelToken,
     ChatEngine,
@@ -36,10 +37,13 @@ async def cited_stream(
     request: GenerationRequest,
     cancel: CancelToken,
     tracker: CitationTracker,
-    cite: Callable[[list[Attribution]], list[Citation]],
+    written: CitedText,
+    sources: Sequence[Source],
     outcome: Outcome,
 ) -> AsyncIterator[AnswerEvent]:
-    """`cite` turns the tracker's attributions into Citation events (and keeps what it needs)."""
+    """The tokens go on `written`, and each sentence `tracker` attributes to one of `sources`
+    becomes a Citation event kept there too."""
+    cite = written.citer(sources)
     try:
         async for event in engine.stream(request, cancel):
             if isinstance(event, Queued):
@@ -47,6 +51,7 @@ async def cited_stream(
             elif isinstance(event, StatusReported):
                 yield Status(event.text)
             elif isinstance(event, TokenGenerated):
+                written.text += event.text
                 yield Token(event.text)
                 for citation in cite(tracker.feed(event.text)):
                     yield citation

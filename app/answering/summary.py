@@ -22,14 +22,11 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import Protocol
 
-from app.answering.citations import Attribution, CitationTracker
+from app.answering.citations import CitationTracker
 from app.answering.conversation import Conversation
 from app.answering.events import (
     AnswerEvent,
-    AnswerRecorded,
-    Citation,
     Failed,
     Finished,
     InConversation,
@@ -37,16 +34,16 @@ from app.answering.events import (
     Source,
     SourcesFound,
     Status,
-    Token,
 )
 from app.answering.metrics import AnswerMetrics
+from app.answering.run import CitedText, Kept, Parts, history_record
 from app.answering.sections import Section, page_sources, select_part, split
 from app.answering.streaming import Outcome, cited_stream
 from app.answering.summary_request import SummaryRequest
 from app.catalog import Speed
 from app.cjk import estimate_tokens
 from app.errors import DocentError
-from app.index import DocumentInfo, HistoryRecord, Library
+from app.index import DocumentInfo, HistoryRecord
 from app.llm.engine import (
     CancelToken,
     ChatEngine,
@@ -55,8 +52,7 @@ from app.llm.engine import (
     Message,
 )
 from app.llm.speed import LONG_PROMPT_RATE
-from app.routing import NO_CLOUD, RouteDecision, RoutePolicy, RouteUnavailable
-from app.settings import Settings
+from app.routing import NO_CLOUD, RouteDecision, RouteUnavailable
 
 # A section's summary: two or three sentences. The overview: the same.
 SECTION_SUMMARY_TOKENS = 120
@@ -200,9 +196,7 @@ class _Run:
     """A summary being written: its text, what it cites, and what it cost."""
 
     decision: RouteDecision
-    text: str = ""
-    cited: list[Source] = field(default_factory=list)
-    citations: list[Citation] = field(default_factory=list)
+    written: CitedText = field(default_factory=CitedText)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
@@ -242,58 +236,24 @@ class _Run:
         )
 
 
-class AnsweringParts(Protocol):
-    """What a summary shares with answering (an Answerer has them all)."""
-
-    library: Library
-    local: ChatEngine
-    policy: RoutePolicy
-    settings: Settings
-    cloud_engine: Callable[[str], ChatEngine] | None
-    on_recorded: Callable[[AnswerRecorded], None] | None
-
-
 class Summarizer:
     """Plan a document's summary (its sections, what it will take), then write it or replay the
-    stored one. Routes as answers do: local unless the user picks a cloud model, which the
-    policy's privacy and budget rules may refuse."""
+    stored one, over `parts` (run.py). Routes as answers do: local unless the user picks a
+    cloud model, which the policy's privacy and budget rules may refuse."""
 
-    def __init__(
-        self,
-        library: Library,
-        local: ChatEngine,
-        policy: RoutePolicy,
-        settings: Settings,
-        cloud_engine: Callable[[str], ChatEngine] | None = None,
-        on_recorded: Callable[[AnswerRecorded], None] | None = None,
-    ) -> None:
-        self.library = library
-        self.local = local
-        self.policy = policy
-        self.settings = settings
-        self.cloud_engine = cloud_engine
-        self.on_recorded = on_recorded
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
+        self.library = parts.library
+        self.settings = parts.settings
         self._system = summary_prompt()
-
-    @classmethod
-    def beside(cls, answerer: AnsweringParts) -> Summarizer:
-        """Over an answerer's parts: its library, engines, router and budget."""
-        return cls(
-            answerer.library,
-            answerer.local,
-            answerer.policy,
-            answerer.settings,
-            answerer.cloud_engine,
-            answerer.on_recorded,
-        )
 
     async def plan(self, document_id: int, request: SummaryRequest | None = None) -> SummaryPlan:
         """The sections to read; `request` names a chapter (None: the whole document)."""
         request = request or SummaryRequest()
-        document = await self.library.read(lambda store: store.document(document_id))
+        document = await self.library.document(document_id)
         if document is None:
             raise SummaryError(f"document {document_id} is not in the library")
-        chunks = await self.library.read(lambda store: store.document_chunks(document_id))
+        chunks = await self.library.document_chunks(document_id)
         if not chunks:
             raise SummaryError(f"{document.name} has no text to summarize")
         sections = split(page_sources(chunks), self._section_budget())
@@ -315,10 +275,7 @@ class Summarizer:
         return await self._stored(plan) is not None
 
     async def _stored(self, plan: SummaryPlan) -> dict[str, object] | None:
-        document = plan.document
-        raw = await self.library.read(
-            lambda store: store.summary(document.id, plan.request.part, document.sha256)
-        )
+        raw = await self.library.stored_summary(plan.document, plan.request.part)
         return None if raw is None else dict(json.loads(raw))
 
     async def answer(
@@ -393,13 +350,10 @@ class Summarizer:
         yield SourcesFound(sources)
         yield RouteDecided(decision.route, decision.model, decision.reason)
         run = _Run(decision)
-        if decision.route == "cloud":
-            if self.cloud_engine is None:
-                yield Failed(NO_CLOUD, None)
-                return
-            engine = self.cloud_engine(decision.model)
-        else:
-            engine = self.local
+        engine = self.parts.engine(decision, decision.route == "cloud")
+        if engine is None:
+            yield Failed(NO_CLOUD, None)
+            return
         names = decision.route != "cloud" or self.settings.routing.privacy == "standard"
         several = len(plan.sections) > 1
         partials: list[str] = []
@@ -407,22 +361,22 @@ class Summarizer:
             yield SummaryProgress(step, plan.steps, section.title)
             if several:
                 # Two spaces: a Markdown line break, so the window shows the title on its own line.
-                yield self._write(run, f"{section.title}  \n")
-            start = len(run.text)  # the partial summary alone: titles and pages stay here
+                yield run.written.write(f"{section.title}  \n")
+            start = len(run.written.text)  # the partial summary alone: titles and pages stay here
             messages = self._section_messages(section, names)
             tracker = CitationTracker(section.sources)
             async for event in self._generate(
                 run, engine, messages, cancel, tracker, section.sources
             ):
                 yield event
-            partials.append(run.text[start:].strip())
+            partials.append(run.written.text[start:].strip())
             if run.cancelled or run.error:
                 break
             if several:
-                yield self._write(run, "\n\n")
+                yield run.written.write("\n\n")
         if several and not (run.cancelled or run.error):
             yield SummaryProgress(plan.steps, plan.steps, "overview")
-            yield self._write(run, f"{OVERVIEW}: ")
+            yield run.written.write(f"{OVERVIEW}: ")
             messages = self._overview_messages(partials)
             async for event in self._generate(
                 run, engine, messages, cancel, CitationTracker(sources), sources, OVERVIEW_TOKENS
@@ -433,17 +387,14 @@ class Summarizer:
 
     def _decide(self, question: str, route: str | None) -> RouteDecision:
         if route == "cloud":
-            return self.policy.decide(question, [], "cloud")
+            return self.parts.policy.decide(question, [], "cloud")
         if route == "local":
-            return self.policy.decide(question, [], "local")
+            return self.parts.policy.decide(question, [], "local")
         return RouteDecision(
-            "local", self.local.model, "summaries are written locally unless you pick a cloud model"
+            "local",
+            self.parts.local.model,
+            "summaries are written locally unless you pick a cloud model",
         )
-
-    @staticmethod
-    def _write(run: _Run, text: str) -> Token:
-        run.text += text
-        return Token(text)
 
     def _section_messages(self, section: Section, names: bool) -> list[Message]:
         if names:  # privacy "excerpts" (cloud): the text alone, no titles or page numbers
@@ -477,22 +428,11 @@ class Summarizer:
         max_tokens: int = SECTION_SUMMARY_TOKENS,
     ) -> AsyncIterator[AnswerEvent]:
         """One step's text, its sentences cited by `sources` (offsets in the whole summary)."""
-        by_number = {source.number: source for source in sources}
-        offset = len(run.text)
-
-        def cite(attributions: list[Attribution]) -> list[Citation]:
-            found = [
-                Citation(by_number[a.number], offset + a.end, a.explicit) for a in attributions
-            ]
-            run.citations.extend(found)
-            run.cited.extend(c.source for c in found if c.source not in run.cited)
-            return found
-
         request = GenerationRequest(messages, max_tokens, self.settings.local.temperature)
         outcome = Outcome()
-        async for event in cited_stream(engine, request, cancel, tracker, cite, outcome):
-            if isinstance(event, Token):
-                run.text += event.text
+        async for event in cited_stream(
+            engine, request, cancel, tracker, run.written, sources, outcome
+        ):
             yield event
         if outcome.generation is not None:
             run.done(outcome.generation)
@@ -507,33 +447,31 @@ class Summarizer:
         read: float,
         conversation_id: int | None,
     ) -> AsyncIterator[SummaryEvent]:
-        summary = run.text.strip()
+        summary = run.written.marked()
         metrics = run.metrics(started, read)
         status = "failed" if run.error else "cancelled" if run.cancelled else "finished"
-        record = _history(question, plan, summary, status, run.error, run.cited, metrics)
+        cited = run.written.cited
+        grounded = _grounded(run.written)
+        record = history_record(
+            question, [plan.document.id], summary, status, run.error, metrics, cited, None
+        )
         history_id = await self._record(record, conversation_id)
         if run.error:
             yield Failed(run.error, history_id)
             return
         if status == "finished":
-            document = plan.document
             stored = json.dumps(
                 {
                     "summary": summary,
+                    "text": run.written.text,  # as written: what the citation offsets count in
                     "sources": [dataclasses.asdict(s) for s in plan.sources],
-                    "citations": [[c.source.number, c.at, c.explicit] for c in run.citations],
+                    "citations": run.written.kept_citations(),
                     "model": run.decision.model,
                 },
                 ensure_ascii=False,
             )
-            await self.library.write(
-                lambda store: store.save_summary(
-                    document.id, plan.request.part, document.sha256, stored
-                )
-            )
-        yield Finished(
-            summary, tuple(run.cited), metrics, history_id, run.cancelled, _grounded(run)
-        )
+            await self.library.keep_summary(plan.document, plan.request.part, stored)
+        yield Finished(summary, tuple(cited), metrics, history_id, run.cancelled, grounded)
 
     async def _replay(
         self,
@@ -543,63 +481,32 @@ class Summarizer:
         started: float,
         conversation_id: int | None,
     ) -> AsyncIterator[SummaryEvent]:
-        """The stored summary, whole, without a model call."""
+        """The stored summary, whole, without a model call (its markers placed again from the
+        kept citations: a summary stored before markers were written gets them too)."""
         sources = tuple(Source(**raw) for raw in stored["sources"])  # type: ignore[attr-defined]
-        by_number = {source.number: source for source in sources}
-        summary = str(stored["summary"])
-        decision = RouteDecision(
-            "cache",
-            str(stored["model"]),
-            "stored when it was made; made again if the document changes",
-        )
-        yield SourcesFound(sources)
-        yield RouteDecided(decision.route, decision.model, decision.reason)
-        yield Token(summary)
-        run = _Run(decision, text=summary)
-        for number, at, explicit in stored["citations"]:  # type: ignore[attr-defined]
-            citation = Citation(by_number[number], at, explicit)
-            run.citations.append(citation)
-            if citation.source not in run.cited:
-                run.cited.append(citation.source)
+        written = CitedText(str(stored.get("text", stored["summary"])))
+        written.restore(stored["citations"], sources)  # type: ignore[arg-type]
+        summary = written.marked() if "text" in stored else str(stored["summary"])
+        kept = Kept(summary, sources, tuple(written.cited), str(stored["model"]), None)
+        reason = "stored when it was made; made again if the document changes"
+        _, events, metrics = kept.replay(reason, started)
+        for event in events:
+            yield event
+        for citation in written.citations:
             yield citation
-        metrics = run.metrics(started, started)
-        record = _history(question, plan, summary, "finished", None, run.cited, metrics)
+        record = history_record(
+            question, [plan.document.id], summary, "finished", None, metrics, kept.cited, None
+        )
         history_id = await self._record(record, conversation_id)
-        yield Finished(summary, tuple(run.cited), metrics, history_id, False, _grounded(run))
+        yield Finished(summary, kept.cited, metrics, history_id, False, _grounded(written))
 
     async def _record(self, record: HistoryRecord, conversation_id: int | None) -> int:
-        """Into the history (and the conversation, if it was asked in one); charged, and told."""
-        history_id = await self.library.record(
-            dataclasses.replace(record, conversation_id=conversation_id)
-        )
-        if self.on_recorded is not None:
-            self.on_recorded(AnswerRecorded(history_id, conversation_id, record.cost_usd))
-        return history_id
+        """Into the history (and the conversation, if it was asked in one)."""
+        return await self.parts.record(dataclasses.replace(record, conversation_id=conversation_id))
 
 
-def _grounded(run: _Run) -> float | None:
-    """Share of the summary's sentences a page supports (cited)."""
-    ends = {citation.at for citation in run.citations}
-    sentences = [line for line in run.text.split("\n") if line.strip()]
+def _grounded(written: CitedText) -> float | None:
+    """Share of the summary's lines a page supports (cited)."""
+    ends = {citation.at for citation in written.citations}
+    sentences = [line for line in written.text.split("\n") if line.strip()]
     return min(1.0, len(ends) / len(sentences)) if sentences else None
-
-
-def _history(
-    question: str,
-    plan: SummaryPlan,
-    summary: str,
-    status: str,
-    error: str | None,
-    cited: Sequence[Source],
-    metrics: AnswerMetrics,
-) -> HistoryRecord:
-    return HistoryRecord(
-        question=question,
-        scope=[plan.document.id],
-        answer=summary,
-        status=status,
-        error=error,
-        citations=[source.as_dict() for source in cited],
-        grounded=None,
-        **metrics.recorded(),  # route, model, reason, timings, tokens, cost
-    )

@@ -27,8 +27,8 @@ from app.answering import Failed, Finished, Source, SourcesFound
 from app.errors import DocentError
 from app.routing import QuestionFeatures, RetrievalConfidence, Route, Thresholds, hardness
 
-if TYPE_CHECKING:  # the window reads the shipped questions at start; the pipeline loads later
-    from app.answering.pipeline import Answerer
+if TYPE_CHECKING:
+    from app.answering.desk import Desk
 
 MODES: dict[str, Route | None] = {"local only": "local", "cloud only": "cloud", "auto": None}
 
@@ -140,7 +140,7 @@ class ModeResult:
 
 
 async def evaluate(
-    answerer: Answerer, questions: Sequence[QA], modes: Sequence[str]
+    desk: Desk, questions: Sequence[QA], modes: Sequence[str]
 ) -> list[dict[str, Any]]:
     rows = []
     for mode in modes:
@@ -148,7 +148,7 @@ async def evaluate(
         for qa in questions:
             given: tuple[Source, ...] = ()
             evidence: RetrievalConfidence | None = None  # what the router read, for its table
-            async for event in answerer.answer(qa.question, route=MODES[mode]):
+            async for event in desk.ask(qa.question, route=MODES[mode]):
                 if isinstance(event, SourcesFound):
                     given, evidence = event.sources, event.evidence
                     result.retrieved += qa.retrieved(given)

@@ -140,7 +140,7 @@ async def bench_inference(
         return Plan((256, 1024, 4096), (1, 2, 4, 6), repeats=3, max_tokens=32, progress=progress)
 
     cloud = []
-    if (opened := await docent.cloud_session.ready()) is not None:
+    if (opened := await docent.desk.cloud()) is not None:
         for model in opened.models():
             if model.healthy:
                 cloud.append(model.model)

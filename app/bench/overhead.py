@@ -35,8 +35,7 @@ from starlette.routing import Route
 from app.bench.common import Measure, filler, one_request
 from app.bench.follow_up import bench_follow_up
 from app.bootstrap import Docent
-from app.index import Passage
-from app.index.store import StoredChunk
+from app.index import Passage, StoredChunk
 from app.llm import native
 from app.llm.engine import ChatEngine, GenerationRequest
 from app.llm.local import LocalEngine
@@ -188,7 +187,7 @@ async def configured_overhead(
     pairs: Sequence[tuple[GenerationRequest, GenerationRequest]],
 ) -> list[Measure]:
     """Every healthy provider the user configured, through the gateway and directly."""
-    if (routes := await docent.cloud_session.ready()) is None:
+    if (routes := await docent.desk.cloud()) is None:
         return []
     secrets = await docent.secret_store()
     providers = {p.name: p for p in docent.settings.cloud.providers}

@@ -1,16 +1,15 @@
 """Conversations in the library's SQLite file: a title and its turns, the history rows linked to it.
 
-Functions of a Store, run on the library's reader or writer thread (`Library.read/write`).
+Functions of a Store, run on the library's reader or writer thread; above the index they are
+`Library` methods.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
-from app.index.store import Store
+from app.index.store import HistoryEntry, Store
 
 TITLE_CHARS = 80
 
@@ -59,19 +58,14 @@ def exists(store: Store, conversation_id: int) -> bool:
     return row.fetchone() is not None
 
 
-def turns(store: Store, conversation_id: int) -> list[dict[str, Any]]:
-    """The conversation's history rows in order, `citations` and `turn` decoded."""
+def turns(store: Store, conversation_id: int) -> list[HistoryEntry] | None:
+    """The conversation's recorded answers in order; None when there is no such conversation."""
+    if not exists(store, conversation_id):
+        return None
     rows = store.db.query(
         "SELECT * FROM history WHERE conversation_id = ? ORDER BY id", [conversation_id]
     )
-    return [
-        row
-        | {
-            "citations": json.loads(row["citations"]),
-            "turn": None if row["turn"] is None else json.loads(row["turn"]),
-        }
-        for row in rows
-    ]
+    return [HistoryEntry.from_row(row) for row in rows]
 
 
 def delete(store: Store, conversation_id: int) -> bool:

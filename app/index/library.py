@@ -22,14 +22,18 @@ from app.documents import Chunk
 from app.documents.ocr import WordBox
 from app.embeddings import Embedder, EmbeddingError
 from app.errors import DocentError
+from app.index import conversations
+from app.index.conversations import ConversationInfo
 from app.index.retrieval import RERANK_POOL, Passage, fuse, rerank
 from app.index.store import (
     DocumentInfo,
+    HistoryEntry,
     HistoryRecord,
     NewDocument,
     OcrPending,
     Spending,
     Store,
+    StoredChunk,
     Written,
 )
 from app.index.terms import keyword_terms
@@ -132,7 +136,10 @@ class Library:
         return self._embedder.name if self._embedder else "none"
 
     async def write(self, operation: Callable[[Store], T]) -> T:
-        """Run on the single writer thread: writes are serialised, one transaction at a time."""
+        """Run on the single writer thread: writes are serialised, one transaction at a time.
+
+        `write` and `read` are the index's own way to its store (and the benches', which time
+        it raw): everything above the index asks the typed methods below."""
         store = self._writer
         assert store is not None, "Library.open() first"
         return await self._writer_thread.run(operation, store)
@@ -202,8 +209,53 @@ class Library:
                 self._wrote(version)
         return version is not None
 
+    async def document(self, document_id: int) -> DocumentInfo | None:
+        return await self.read(lambda store: store.document(document_id))
+
+    async def document_chunks(self, document_id: int) -> list[StoredChunk]:
+        """A document's passages in reading order."""
+        return await self.read(lambda store: store.document_chunks(document_id))
+
+    async def page_chunks(self, document_id: int, page: int) -> list[StoredChunk]:
+        """One page's passages in reading order (they partition its paragraphs)."""
+        return await self.read(lambda store: store.page_chunks(document_id, page))
+
+    async def stored_summary(self, document: DocumentInfo, part: str) -> str | None:
+        """The summary kept for this version of the document (JSON), if any."""
+        return await self.read(lambda store: store.summary(document.id, part, document.sha256))
+
+    async def keep_summary(self, document: DocumentInfo, part: str, summary: str) -> bool:
+        """False when the document changed while it was summarized: not kept."""
+        return await self.write(
+            lambda store: store.save_summary(document.id, part, document.sha256, summary)
+        )
+
     async def record(self, record: HistoryRecord) -> int:
         return await self.write(lambda store: store.add_history(record))
+
+    async def history(self, limit: int) -> list[HistoryEntry]:
+        """The latest answers, the newest first."""
+        return await self.read(lambda store: store.history(limit))
+
+    # --- conversations -------------------------------------------------------------------------
+
+    async def create_conversation(self, first_question: str) -> int:
+        return await self.write(lambda store: conversations.create(store, first_question))
+
+    async def conversations(self) -> list[ConversationInfo]:
+        """Every conversation, the most recently continued first."""
+        return await self.read(conversations.listing)
+
+    async def latest_conversation(self) -> int | None:
+        return await self.read(conversations.latest)
+
+    async def conversation(self, conversation_id: int) -> list[HistoryEntry] | None:
+        """A conversation's recorded answers in order; None when there is no such one."""
+        return await self.read(lambda store: conversations.turns(store, conversation_id))
+
+    async def delete_conversation(self, conversation_id: int) -> bool:
+        """The conversation and its turns; False when there was none."""
+        return await self.write(lambda store: conversations.delete(store, conversation_id))
 
     async def index_version(self) -> int:
         return await self.read(lambda store: store.index_version())

@@ -130,6 +130,22 @@ class HistoryRecord:
     turn: dict[str, Any] | None = None  # a conversation turn's prompt (see answering.conversation)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HistoryEntry(HistoryRecord):
+    """A recorded answer as the history gives it back: the record, its id and when."""
+
+    id: int
+    asked_at: str
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> HistoryEntry:
+        decoded = {
+            name: None if row[name] is None else json.loads(row[name])
+            for name in ("scope", "citations", "sent", "turn")
+        }
+        return cls(**(row | decoded))
+
+
 @dataclass(frozen=True, slots=True)
 class Spending:
     known_usd: float
@@ -563,8 +579,10 @@ class Store:
         ).fetchone()
         return Spending(float(row[0]), int(row[1]))
 
-    def history(self, limit: int = 50) -> list[dict[str, Any]]:
-        return list(self.db.query("SELECT * FROM history ORDER BY id DESC LIMIT ?", [limit]))
+    def history(self, limit: int = 50) -> list[HistoryEntry]:
+        """The latest answers, the newest first."""
+        rows = self.db.query("SELECT * FROM history ORDER BY id DESC LIMIT ?", [limit])
+        return [HistoryEntry.from_row(row) for row in rows]
 
     def get_meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()

@@ -18,8 +18,7 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from pydantic import BaseModel, Field
 
 from app.answering import DraftReplaced, Failed, Finished, InConversation, Source, Token
-from app.answering.conversation import Conversation, ConversationNotFound, reopen
-from app.answering.summary_request import chapter_request
+from app.answering.conversation import Conversation, ConversationNotFound
 from app.bootstrap import Docent
 from app.errors import DocentError
 from app.index import AmbiguousDocument, DocumentInfo, DocumentNotFound
@@ -187,7 +186,7 @@ class LibraryTools:
                 f"{found.name} has {found.pages} page{'s' if found.pages != 1 else ''}: "
                 f"there is no page {page} (pages count from 1)"
             )
-        chunks = await self.docent.library.read(lambda store: store.page_chunks(found.id, page))
+        chunks = await self.docent.library.page_chunks(found.id, page)
         return PageText(
             document_id=found.id,
             document=found.name,
@@ -208,19 +207,22 @@ class LibraryTools:
         conversation_id: int | None = None,
     ) -> Answer:
         scope = [d.id for d in await self.resolve(documents)] if documents else None
+        desk = self.docent.desk
         conversation = Conversation()
         if conversation_id is not None:
             try:
-                conversation = await reopen(self.docent.library, conversation_id)
+                conversation = await desk.open(conversation_id)
             except ConversationNotFound as missing:
                 raise ToolError(str(missing)) from None
-        answerer = await self.docent.answerer()
         cancel = CancelToken()
         sent = 0
         standalone = question
         replaced = ""
         try:
-            async for event in answerer.answer(question, scope, cancel, route, conversation):
+            events = desk.ask(
+                question, scope, route=route, conversation=conversation, cancel=cancel
+            )
+            async for event in events:
                 match event:
                     case InConversation() as joined:
                         standalone = joined.standalone
@@ -250,15 +252,14 @@ class LibraryTools:
         ctx: Context,
     ) -> DocumentSummaryText:
         (found,) = await self.resolve([document])
-        summarizer = await self.docent.summarizer()
         try:
-            plan = await summarizer.plan(found.id, chapter_request(chapter))
+            job = await self.docent.desk.summary(found.id, chapter)
         except DocentError as refused:  # no such chapter, no text
             raise ToolError(str(refused)) from None
         cancel = CancelToken()
         sent = 0
         try:
-            async for event in summarizer.summarize(plan, cancel, route):
+            async for event in job.run(route, cancel=cancel):
                 match event:
                     case Token(text=text):
                         sent += 1
@@ -269,7 +270,7 @@ class LibraryTools:
                         return DocumentSummaryText(
                             document_id=found.id,
                             document=found.name,
-                            part=plan.request.part or None,
+                            part=job.plan.request.part or None,
                             summary=finished.answer,
                             citations=[_cited(source) for source in finished.citations],
                             metrics=Metrics.model_validate(finished.metrics.as_dict()),

@@ -92,6 +92,6 @@ def test_the_conversation_list_keeps_reopens_and_deletes_conversations(
     loop.run_until_complete(window.wait_for_tasks())
     assert titles(window) == [FIRST]
     assert window.current.id == first_id  # deleting another left the open one as it was
-    history = loop.run_until_complete(window.docent.library.read(lambda s: s.history()))
-    assert {row["conversation_id"] for row in history} == {first_id}
+    history = loop.run_until_complete(window.docent.library.history(50))
+    assert {row.conversation_id for row in history} == {first_id}
     assert other_id not in window.conversations.ids()

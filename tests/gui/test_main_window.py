@@ -78,12 +78,12 @@ def test_ask_streams_an_answer_with_its_badge_and_sources(
     badge = turn.badge.text()
     assert badge.startswith("route: local (qwen2.5-coder-0.5b) · why: ")
     assert "$0.0000" in badge
-    history = loop.run_until_complete(window.docent.library.read(lambda s: s.history()))
-    assert f"TTFT {history[0]['ttft_s']:.2f} s" in badge  # the badge shows what was recorded
-    assert f"{history[0]['prompt_tokens']}+{history[0]['completion_tokens']} tokens" in badge
+    history = loop.run_until_complete(window.docent.library.history(50))
+    assert f"TTFT {history[0].ttft_s:.2f} s" in badge  # the badge shows what was recorded
+    assert f"{history[0].prompt_tokens}+{history[0].completion_tokens} tokens" in badge
     assert window.session.summary.text() == "Session: 1 answers (local 1) · cost $0.0000"
     total = window.session.series[("local", "total")].points()
-    assert [round(p.y(), 6) for p in total] == [round(history[0]["total_s"], 6)]
+    assert [round(p.y(), 6) for p in total] == [round(history[0].total_s, 6)]
     assert not window.stop_button.isEnabled()
     assert window.model_state.text() == "Local model: qwen2.5-coder-0.5b (ready)"
 
@@ -116,10 +116,10 @@ def test_stop_cancels_the_answer_within_a_token(
 def test_an_answer_that_cannot_start_says_why_instead_of_routing_forever(
     window: MainWindow, loop: qasync.QEventLoop, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async def no_model() -> None:
+    async def no_model(progress: object = None) -> None:
         raise EngineError("llama.cpp could not load the model: out of memory")
 
-    monkeypatch.setattr(window.docent, "answerer", no_model)
+    monkeypatch.setattr(window.docent.desk, "answerer", no_model)
     loop.run_until_complete(window.ask("How long are invoices kept?"))
     reason = "llama.cpp could not load the model: out of memory"
     (turn,) = window.conversation.cards
@@ -206,9 +206,9 @@ def test_ticked_documents_scope_the_question_and_are_remembered(
     window.documents.tick([str(fleet)])
     (fleet_id,) = window.documents.scope() or []
     loop.run_until_complete(window.ask("How long must customer invoices be kept?"))
-    history = loop.run_until_complete(window.docent.library.read(lambda s: s.history()))
-    assert history[0]["scope"] == f"[{fleet_id}]"
-    assert "report.pdf" not in history[0]["citations"]
+    history = loop.run_until_complete(window.docent.library.history(50))
+    assert history[0].scope == [fleet_id]
+    assert "report.pdf" not in json.dumps(history[0].citations)
 
     window.save_state()
     again = MainWindow(window.docent)

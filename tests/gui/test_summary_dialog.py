@@ -93,6 +93,5 @@ def test_stop_ends_a_summary_mid_way_and_keeps_nothing(
     loop.run_until_complete(dialog.summarizing)
     assert dialog.step_label.text() == "Stopped."
     assert dialog.conversation.cards[0].answer.toPlainText().endswith("[stopped]")
-    assert dialog.summarizer is not None
-    assert dialog.plan is not None
-    assert not loop.run_until_complete(dialog.summarizer.is_stored(dialog.plan))
+    assert dialog.job is not None
+    assert not loop.run_until_complete(dialog.job.summarizer.is_stored(dialog.job.plan))

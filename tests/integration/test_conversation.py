@@ -9,7 +9,6 @@ from pathlib import Path
 
 from app.answering import Citation, Finished, InConversation, SourcesFound
 from app.answering.conversation import Conversation
-from app.index import conversations
 from tests.conftest import docent
 from tests.documents import HANDBOOK_SECTIONS, write_pdf
 from tests.integration.conftest import index_all, opened, run
@@ -25,7 +24,7 @@ async def converse(tmp_path: Path, questions: list[str]) -> tuple[list[list], Co
             ],
         )
         await docent.library.embed_pending()
-        answerer = await docent.answerer()
+        answerer = await docent.desk.answerer()
         conversation = Conversation()
         turns = []
         for question in questions:
@@ -34,8 +33,9 @@ async def converse(tmp_path: Path, questions: list[str]) -> tuple[list[list], Co
             )
         assert conversation.id is not None
         conversation_id = conversation.id
-        rows = await docent.library.read(lambda store: conversations.turns(store, conversation_id))
-        return turns, conversation, rows
+        entries = await docent.library.conversation(conversation_id)
+        assert entries is not None
+        return turns, conversation, entries
 
 
 def one(events: list, kind: type) -> object:
@@ -81,14 +81,14 @@ def test_follow_ups_are_answered_from_the_conversation_and_reuse_its_kv_prefix(
     assert two.cached_tokens < two.prompt_tokens
 
     # Kept: the turns in order, with standalone forms, answers and citations.
-    assert [row["question"] for row in rows] == [
+    assert [entry.question for entry in rows] == [
         first,
         "And the Chinese edition?",
         "Who translated it?",
     ]
-    assert [row["standalone"] for row in rows] == [j.standalone for j in joined]
-    assert [row["answer"] for row in rows] == [f.answer for f in finished]
-    assert all(row["citations"] for row in rows)
+    assert [entry.standalone for entry in rows] == [j.standalone for j in joined]
+    assert [entry.answer for entry in rows] == [f.answer for f in finished]
+    assert all(entry.citations for entry in rows)
     assert len(conversation.turns) == 3
 
 

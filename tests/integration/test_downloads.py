@@ -128,7 +128,7 @@ def test_a_cut_download_resumes_is_verified_and_the_app_switches_to_it_without_r
 
 async def first_token_from(docent: Docent) -> str:
     """The model that answers, once it has produced a token (the rest is not needed)."""
-    answerer = await docent.answerer()
+    answerer = await docent.desk.answerer()
     cancel, model = CancelToken(), ""
     async for event in answerer.answer("How long must customer invoices be kept?", cancel=cancel):
         if isinstance(event, RouteDecided):
@@ -261,7 +261,7 @@ def test_a_corrupt_model_at_start_up_or_at_load_gives_way_to_the_bundled_one(
         await docent.open()
         try:
             before = await docent.chat.check()
-            answerer = await docent.answerer()
+            answerer = await docent.desk.answerer()
             return before, docent.chat.take_notice(), answerer.local.model
         finally:
             await docent.close()

@@ -9,7 +9,8 @@ import pymupdf
 from PIL import Image
 
 from app.bootstrap import Docent
-from app.intake import FileFailed, FileIndexed, IntakeEvent, OcrFailed, OcrProgress, Subscription
+from app.intake import FileFailed, FileIndexed, IntakeEvent, OcrFailed, OcrProgress
+from app.workers import Subscription
 from tests.documents import (
     SCANNED_CHINESE,
     SCANNED_ENGLISH,

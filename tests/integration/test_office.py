@@ -73,7 +73,7 @@ def test_answers_cite_the_slide_and_the_sheet_they_come_from(tmp_path: Path) -> 
         async with opened() as docent:
             await index_all(docent, files)
             await docent.library.embed_pending()
-            answerer = await docent.answerer()
+            answerer = await docent.desk.answerer()
             finished = {}
             for question in [
                 "How often does the ferry to Kastel leave?",

@@ -39,7 +39,7 @@ def test_the_app_the_cli_and_the_mcp_server_index_and_answer_at_once(
     async def app_indexes_and_answers() -> list[str]:
         async with opened() as docent:
             indexing = asyncio.ensure_future(index_all(docent, [by_app[0].parent]))
-            answerer = await docent.answerer()
+            answerer = await docent.desk.answerer()
             statuses = []
             for question in QUESTIONS:
                 async for event in answerer.answer(question, None, CancelToken()):
@@ -91,7 +91,7 @@ def test_the_app_the_cli_and_the_mcp_server_index_and_answer_at_once(
         async with opened(embeddings=False) as docent:
             documents = {d.path for d in await docent.library.documents()}
             history = await docent.library.read(lambda store: store.history(10))
-            return documents, [row["question"] for row in history]
+            return documents, [row.question for row in history]
 
     documents, questions = run(library())
     assert documents == {str(path) for path in [seed, *by_cli, *by_app]}

@@ -40,7 +40,7 @@ def test_a_release_lookup_is_answered_from_the_version_in_the_section_title(
         async with opened() as docent:
             await index_all(docent, [changelog])
             await docent.library.embed_pending()
-            answerer = await docent.answerer()
+            answerer = await docent.desk.answerer()
             events = [e async for e in answerer.answer("In which release was Python 2.7 dropped?")]
             return events, events[0].sources  # type: ignore[attr-defined]
 

@@ -5,6 +5,7 @@ document's summary is gone."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -24,7 +25,6 @@ from app.answering import (
 from app.answering.conversation import Conversation
 from app.answering.summary import OVERVIEW, SummaryEvent, SummaryProgress
 from app.bootstrap import Docent
-from app.index.conversations import turns
 from app.paths import Paths
 from app.routing import NO_CLOUD
 from tests.conftest import docent as cli
@@ -34,10 +34,9 @@ from tests.integration.test_cloud_route import configure
 
 
 async def summarize(docent: Docent, path: Path) -> list[SummaryEvent]:
-    summarizer = await docent.summarizer()
     (document,) = await docent.library.match_documents([str(path)])
-    plan = await summarizer.plan(document.id)
-    return [event async for event in summarizer.summarize(plan)]
+    job = await docent.desk.summary(document.id)
+    return [event async for event in job.run()]
 
 
 def test_a_60_page_book_is_summarized_chapter_by_chapter_with_its_pages(tmp_path: Path) -> None:
@@ -62,11 +61,17 @@ def test_a_60_page_book_is_summarized_chapter_by_chapter_with_its_pages(tmp_path
     assert isinstance(finished, Finished)
     assert not finished.cancelled
     summary = finished.answer
-    assert summary == "".join(e.text for e in made if isinstance(e, Token)).strip()
+    streamed = "".join(e.text for e in made if isinstance(e, Token))
     citations = [e for e in made if isinstance(e, Citation)]
+    # The summary is the streamed text with a page's [n] closing each sentence it supports, as
+    # an answer is (the window's chips, the history, --json and MCP all show these).
+    assert re.sub(r" ?\[\d+\]", "", summary) == streamed.strip()
+    markers = {int(number) for number in re.findall(r"\[(\d+)\]", summary)}
+    assert markers == {c.source.number for c in citations}
 
     # Each chapter's part of the summary (its title line up to the next title) names its fact,
-    # and every page it cites lies in that chapter.
+    # and every page it cites lies in that chapter (citation offsets count in the streamed text).
+    summary = streamed
     starts = [summary.index(title) for title, _, _ in BOOK_CHAPTERS]
     ends = [*starts[1:], summary.index(f"\n{OVERVIEW}: ")]
     for number, ((title, fact, _), start, end) in enumerate(
@@ -87,7 +92,7 @@ def test_a_60_page_book_is_summarized_chapter_by_chapter_with_its_pages(tmp_path
     assert [e.route for e in again if isinstance(e, RouteDecided)] == ["cache"]
     replayed = again[-1]
     assert isinstance(replayed, Finished)
-    assert replayed.answer == summary
+    assert replayed.answer == finished.answer
     assert replayed.citations == finished.citations
     assert replayed.metrics.prompt_tokens == 0
     assert reopened_s < 1.0
@@ -99,19 +104,18 @@ def test_a_changed_document_loses_its_stored_summary(tmp_path: Path) -> None:
         async with opened(embeddings=False) as docent:
             report = write_pdf(tmp_path / "report.pdf")
             await index_all(docent, [report])
-            summarizer = await docent.summarizer()
             (document,) = await docent.library.match_documents([str(report)])
-            plan = await summarizer.plan(document.id)
-            [event async for event in summarizer.summarize(plan)]
-            stored = await summarizer.is_stored(plan)
+            job = await docent.desk.summary(document.id)
+            [event async for event in job.run()]
+            stored = (await docent.desk.summary(document.id)).estimate.stored
             write_pdf(report, [("Only section", "The archive moved to Lisbon in 2019.")])
             await index_all(docent, [report])
             (changed,) = await docent.library.match_documents([str(report)])
-            after = await summarizer.plan(changed.id)
+            after = await docent.desk.summary(changed.id)
             left = await docent.library.read(
                 lambda store: store.db.execute("SELECT count(*) FROM summaries").fetchone()[0]
             )
-            return stored, await summarizer.is_stored(after), left == 0
+            return stored, after.estimate.stored, left == 0
 
     stored, stored_after_change, none_left = run(scenario())
     assert stored
@@ -125,7 +129,7 @@ def test_questions_asking_for_a_summary_reach_the_summarizer(tmp_path: Path) -> 
             book = write_book_pdf(tmp_path / "book.pdf", BOOK_CHAPTERS[:3])
             await index_all(docent, [book, write_pdf(tmp_path / "report.pdf")])
             (document,) = await docent.library.match_documents([str(book)])
-            answerer = await docent.answerer()
+            answerer = await docent.desk.answerer()
             chapter = [e async for e in answerer.answer("总结第三章", [document.id])]
             unscoped = [e async for e in answerer.answer("What is this document about?")]
             return chapter, unscoped
@@ -219,7 +223,7 @@ def test_a_summary_asked_in_a_conversation_stays_in_it(tmp_path: Path) -> None:
             book = write_book_pdf(tmp_path / "book.pdf", BOOK_CHAPTERS[:2])
             await index_all(docent, [book])
             (document,) = await docent.library.match_documents([str(book)])
-            answerer = await docent.answerer()
+            answerer = await docent.desk.answerer()
             conversation = Conversation()
             summary = [
                 e
@@ -230,14 +234,15 @@ def test_a_summary_asked_in_a_conversation_stays_in_it(tmp_path: Path) -> None:
             follow_up = "Who bred the golden apple?"
             [_ async for _ in answerer.answer(follow_up, [document.id], None, None, conversation)]
             assert conversation.id is not None
-            rows = await docent.library.read(lambda store: turns(store, conversation.id))
+            rows = await docent.library.conversation(conversation.id)
+            assert rows is not None
             return summary, conversation.id, rows
 
     summary, conversation_id, rows = run(scenario())
     assert InConversation(conversation_id, "总结第二章", 0) in summary  # type: ignore[arg-type]
     finished = summary[-1]
     assert isinstance(finished, Finished)
-    assert [row["question"] for row in rows] == ["总结第二章", "Who bred the golden apple?"]
-    assert rows[0]["answer"] == finished.answer
-    assert rows[0]["turn"] is None  # shown when reopened; too long for the next prompt
-    assert rows[1]["turn"] is not None
+    assert [row.question for row in rows] == ["总结第二章", "Who bred the golden apple?"]
+    assert rows[0].answer == finished.answer
+    assert rows[0].turn is None  # shown when reopened; too long for the next prompt
+    assert rows[1].turn is not None

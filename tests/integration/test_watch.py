@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from app.bootstrap import Docent
-from app.watch import FolderChanges, FolderWatch
+from app.intake.watch import FolderChanges, FolderWatch
 from tests.documents import write_pdf
 from tests.integration.conftest import index_all, opened, run
 

@@ -20,8 +20,9 @@ from app.answering import (
 from app.answering.cache import AnswerCache
 from app.answering.conversation import Conversation
 from app.answering.pipeline import Answerer, build_messages, choose_sources
+from app.answering.run import Parts
 from app.documents import Chunk
-from app.index import Library
+from app.index import HistoryEntry, Library
 from app.index.store import NewDocument
 from app.llm.engine import (
     CancelToken,
@@ -101,7 +102,7 @@ def collect(
 
 def make_answerer(tmp_path: Path, engine: ScriptedEngine) -> tuple[Answerer, Library]:
     library = asyncio.run(library_with_report(tmp_path / "library.sqlite3"))
-    return Answerer(library, engine, LocalOnlyPolicy("scripted"), Settings()), library
+    return Answerer(Parts(library, engine, LocalOnlyPolicy("scripted"), Settings())), library
 
 
 def test_event_order_citations_metrics_and_history(tmp_path: Path) -> None:
@@ -130,8 +131,8 @@ def test_event_order_citations_metrics_and_history(tmp_path: Path) -> None:
     assert finished.metrics.route == "local"
     assert finished.metrics.ttft_s is not None
     history = asyncio.run(library.read(lambda store: store.history()))
-    assert history[0]["answer"] == finished.answer
-    assert history[0]["status"] == "finished"
+    assert history[0].answer == finished.answer
+    assert history[0].status == "finished"
     assert engine.requests[0].messages[0].role == "system"
     assert "[1] report.pdf, page 1 — Retention\nCustomer invoices" in (
         engine.requests[0].messages[1].content
@@ -143,7 +144,7 @@ def test_cancel_ends_with_a_cancelled_finish(tmp_path: Path) -> None:
     events = collect(answerer, "invoices?", CancelToken())
     assert sum(isinstance(e, Token) for e in events) == 1
     assert events[-1].cancelled
-    assert asyncio.run(library.read(lambda store: store.history()))[0]["status"] == "cancelled"
+    assert asyncio.run(library.read(lambda store: store.history()))[0].status == "cancelled"
 
 
 def test_engine_failure_is_a_failed_event_and_recorded(tmp_path: Path) -> None:
@@ -152,7 +153,7 @@ def test_engine_failure_is_a_failed_event_and_recorded(tmp_path: Path) -> None:
     assert isinstance(events[-1], Failed)
     assert events[-1].error == "model crashed"
     row = asyncio.run(library.read(lambda store: store.history()))[0]
-    assert (row["status"], row["error"]) == ("failed", "model crashed")
+    assert (row.status, row.error) == ("failed", "model crashed")
 
 
 def test_asking_for_a_route_that_does_not_exist_fails_with_the_reason(tmp_path: Path) -> None:
@@ -172,7 +173,8 @@ def test_an_empty_library_and_an_empty_question_fail_clearly(tmp_path: Path) -> 
         await library.open()
         return library
 
-    answerer = Answerer(asyncio.run(empty()), ScriptedEngine([]), LocalOnlyPolicy("x"), Settings())
+    parts = Parts(asyncio.run(empty()), ScriptedEngine([]), LocalOnlyPolicy("x"), Settings())
+    answerer = Answerer(parts)
     assert collect(answerer, "anything?")[-1].error.startswith("No documents are indexed yet")
     assert collect(answerer, "   ")[-1].error == "the question is empty"
 
@@ -197,19 +199,20 @@ def cloud_answerer(
     policy = AutoPolicy(
         settings.routing, local.model, lambda: [CloudModel("gw/big", "gw", True)], lambda: 1.0
     )
-    answerer = Answerer(library, local, policy, settings, cloud_engine=lambda model: cloud)
+    answerer = Answerer(Parts(library, local, policy, settings, cloud_engine=lambda model: cloud))
     return answerer, library
 
 
-def history(library: Library) -> list[dict]:
-    return asyncio.run(library.read(lambda store: store.history()))
+def history(library: Library) -> list[HistoryEntry]:
+    return asyncio.run(library.history(50))
 
 
 def test_a_repeated_question_is_a_cache_hit_with_its_own_route(tmp_path: Path) -> None:
     engine = ScriptedEngine(["Invoices are retained", " for seven years."])
-    answerer, library = make_answerer(tmp_path, engine)
-    recorded: list[AnswerRecorded] = []
-    answerer.on_recorded = recorded.append  # each answer recorded, the cached one too
+    library = asyncio.run(library_with_report(tmp_path / "library.sqlite3"))
+    recorded: list[AnswerRecorded] = []  # each answer recorded, the cached one too
+    policy = LocalOnlyPolicy("scripted")
+    answerer = Answerer(Parts(library, engine, policy, Settings(), on_recorded=recorded.append))
     first = collect(answerer, QUESTION)[-1]
     again = collect(answerer, "  how long are customer invoices KEPT  ")  # same, normalised
     assert len(engine.requests) == 1
@@ -219,7 +222,7 @@ def test_a_repeated_question_is_a_cache_hit_with_its_own_route(tmp_path: Path) -
     assert finished.answer == first.answer
     assert finished.citations == first.citations
     assert (finished.metrics.route, finished.metrics.cost_usd) == ("cache", 0.0)
-    assert [row["route"] for row in history(library)] == ["cache", "local"]
+    assert [row.route for row in history(library)] == ["cache", "local"]
     assert recorded == [
         AnswerRecorded(first.history_id, None, 0.0),
         AnswerRecorded(finished.history_id, None, 0.0),
@@ -281,7 +284,7 @@ def test_a_cloud_failure_before_the_first_token_falls_back_to_local(tmp_path: Pa
     ]
     assert events[-1].answer == "Seven years [1]."
     assert events[-1].metrics.route == "fallback"
-    assert history(library)[0]["question"] == QUESTION  # the question is never lost
+    assert history(library)[0].question == QUESTION  # the question is never lost
 
 
 def test_a_cloud_failure_mid_answer_fails_and_keeps_the_partial_answer(tmp_path: Path) -> None:
@@ -291,7 +294,7 @@ def test_a_cloud_failure_mid_answer_fails_and_keeps_the_partial_answer(tmp_path:
     assert isinstance(events[-1], Failed)
     assert events[-1].error == "the stream from gw was cut off"
     row = history(library)[0]
-    assert (row["status"], row["answer"], row["route"]) == ("failed", "Seven [1]", "cloud")
+    assert (row.status, row.answer, row.route) == ("failed", "Seven [1]", "cloud")
 
 
 def test_privacy_excerpts_sends_no_file_names_and_records_what_was_sent(tmp_path: Path) -> None:
@@ -302,7 +305,7 @@ def test_privacy_excerpts_sends_no_file_names_and_records_what_was_sent(tmp_path
     assert "report.pdf" not in sent
     assert "[1]\nCustomer invoices are retained for seven years." in sent
     assert finished.sent == tuple(cloud.requests[0].messages)
-    assert json.loads(history(library)[0]["sent"])[1]["content"] == sent
+    assert history(library)[0].sent[1]["content"] == sent
 
 
 def test_in_excerpts_mode_a_follow_up_sends_no_file_name_an_earlier_answer_quoted(
@@ -345,7 +348,7 @@ def cascade_answerer(
     policy = AutoPolicy(
         settings.routing, local.model, lambda: [CloudModel("gw/big", "gw", True)], lambda: 1.0
     )
-    return Answerer(library, local, policy, settings, cloud_engine=lambda model: cloud)
+    return Answerer(Parts(library, local, policy, settings, cloud_engine=lambda model: cloud))
 
 
 def test_cascade_escalates_an_ungrounded_local_draft_with_the_draft_attached(
@@ -404,7 +407,8 @@ def test_in_excerpts_mode_the_cascade_sends_no_file_name_not_even_in_the_draft(
     assert finished.metrics.route == "cloud"
     assert finished.sent is not None
     assert "A smaller model drafted this answer" in finished.sent[-1].content  # a draft went…
-    everything_sent = json.dumps([m.content for m in finished.sent]) + history(library)[0]["sent"]
+    sent_then = json.dumps(history(library)[0].sent)
+    everything_sent = json.dumps([m.content for m in finished.sent]) + sent_then
     assert "report.pdf" not in everything_sent  # …without the file's name
     assert "page 1" not in everything_sent
 
@@ -420,7 +424,7 @@ def test_an_answer_no_source_supports_is_declined_naming_what_was_searched(tmp_p
     assert finished.citations == ()
     assert finished.grounded == 0.0
     history = asyncio.run(library.read(lambda store: store.history()))
-    assert (history[0]["status"], history[0]["answer"]) == ("declined", finished.answer)
+    assert (history[0].status, history[0].answer) == ("declined", finished.answer)
 
 
 def test_a_supported_answer_is_given_whole(tmp_path: Path) -> None:

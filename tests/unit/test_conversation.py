@@ -121,15 +121,18 @@ def test_a_conversation_is_kept_reopened_and_deleted_with_its_turns(tmp_path: Pa
         assert len(listed[1].title) == 80
         assert conversations.latest(store) == first
 
-        rows = conversations.turns(store, first)
-        assert [row["question"] for row in rows] == [FIRST, "why?"]
-        reopened = Conversation.from_rows(first, rows)
+        entries = conversations.turns(store, first)
+        assert entries is not None
+        assert [entry.question for entry in entries] == [FIRST, "why?"]
+        reopened = Conversation.from_entries(first, entries)
         assert reopened.turns == [answered]
+        assert [entry.question for entry in reopened.entries] == [FIRST, "why?"]  # shown again
+        assert conversations.turns(store, other + 1) is None
 
         assert conversations.delete(store, first)
         assert not conversations.delete(store, first)
         assert not conversations.exists(store, first)
-        assert [row["question"] for row in store.history()] == ["a question on its own"]
+        assert [entry.question for entry in store.history()] == ["a question on its own"]
     finally:
         store.close()
 
@@ -146,7 +149,7 @@ def test_two_questions_asked_at_once_start_one_conversation(tmp_path: Path) -> N
             ids = await asyncio.gather(
                 conversation.recorded_id(library, FIRST), conversation.recorded_id(library, "why?")
             )
-            listed = await library.read(conversations.listing)
+            listed = await library.conversations()
             return list(ids), [c.id for c in listed]
         finally:
             await library.close()

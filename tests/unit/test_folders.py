@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from app.folders import collect_files
+from app.intake.folders import collect_files
 
 
 def tree(root: Path) -> tuple[Path, Path]:

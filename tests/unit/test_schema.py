@@ -113,8 +113,8 @@ def test_history_kept_by_an_older_release_survives_and_a_cost_may_be_unknown(
         (old, new) = store.history()[::-1]
     finally:
         store.close()
-    assert (old["id"], old["cost_usd"]) == (4, 0.25)
-    assert (new["id"], new["cost_usd"]) == (5, None)
+    assert (old.id, old.cost_usd) == (4, 0.25)
+    assert (new.id, new.cost_usd) == (5, None)
     assert spending == Spending(known_usd=0.25, unpriced=1)
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from app.terminal import printable, printable_json
+from app.cli.terminal import printable, printable_json
 
 
 @pytest.mark.parametrize(

@@ -101,7 +101,7 @@ async def _run(pages: int, repeats: int) -> list[StallReport]:
             with tempfile.TemporaryDirectory(prefix="docent-bench-gui-") as folder:
                 (pdf,) = write_corpus(Path(folder), documents=1, pages=pages)
                 await window.add_paths([pdf])  # the question needs something to answer from
-                await docent.answerer()  # load the model before timing: it is not a GUI stall
+                await docent.desk.answerer()  # load the model before timing: it is not a GUI stall
                 for _ in range(repeats):
                     reports.append(await measure(window, pdf, "How long must invoices be kept?"))
     finally:

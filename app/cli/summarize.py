@@ -3,19 +3,36 @@ progress, and the pages it cites; `--json` prints one object instead."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import signal
+import argparse
 import sys
 from typing import Any
 
 from app.answering import Citation, Failed, Finished, RouteDecided, SourcesFound, Status, Token
 from app.answering.summary import Estimate, SummaryProgress
-from app.answering.summary_request import chapter_request
 from app.bootstrap import Docent
-from app.index import DocumentInfo
-from app.llm.engine import CancelToken
-from app.terminal import printable, printable_json
+from app.cli.ask import stop_on_interrupt
+from app.cli.documents import resolve
+from app.cli.terminal import printable, printable_json
+
+
+def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    summarize = commands.add_parser(
+        "summarize", help="summarize a document, citing its pages (stored: instant next time)"
+    )
+    summarize.add_argument("document", metavar="DOCUMENT", help="id, path or file name")
+    summarize.add_argument(
+        "--chapter", default=None, help="only this chapter: its number or words of its heading"
+    )
+    summarize.add_argument(
+        "--route",
+        choices=["local", "cloud"],
+        default=None,
+        help="make it on this route (default: the stored summary, else the local model)",
+    )
+    summarize.add_argument(
+        "--estimate", action="store_true", help="only say what it would take, and exit"
+    )
+    summarize.add_argument("--json", action="store_true", help="print one JSON object instead")
 
 
 def describe(estimate: Estimate) -> list[str]:
@@ -33,24 +50,15 @@ def describe(estimate: Estimate) -> list[str]:
     return lines
 
 
-async def summarize(
-    docent: Docent,
-    document: DocumentInfo,
-    *,
-    chapter: str | None,
-    route: str | None,
-    as_json: bool,
-    estimate_only: bool,
-) -> int:
-    if route == "cloud" or estimate_only:
-        await docent.cloud_session.ready()
-    summarizer = await docent.summarizer()
-    request = chapter_request(chapter)
-    plan = await summarizer.plan(document.id, request)
-    estimate = await docent.summary_estimate(summarizer, plan)
+async def summarize(docent: Docent, arguments: argparse.Namespace) -> int:
+    (document,) = await resolve(docent, [arguments.document])
+    route: str | None = arguments.route
+    as_json: bool = arguments.json
+    job = await docent.desk.summary(document.id, arguments.chapter)
+    estimate = job.estimate
     result: dict[str, Any] = {
         "document": document.name,
-        "part": request.part or None,
+        "part": job.plan.request.part or None,
         "estimate": {
             "steps": estimate.steps,
             "prompt_tokens": estimate.prompt_tokens,
@@ -60,7 +68,7 @@ async def summarize(
             "cloud": [{"model": c.model, "cost_usd": c.cost_usd} for c in estimate.cloud],
         },
     }
-    if estimate_only:
+    if arguments.estimate:
         if as_json:
             print(printable_json(result))
         else:
@@ -68,12 +76,10 @@ async def summarize(
         return 0
     if not as_json:
         print(printable(" · ".join(describe(estimate))), file=sys.stderr)
-    cancel = CancelToken()
-    with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows: KeyboardInterrupt
-        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, cancel.cancel)
+    cancel = stop_on_interrupt()
     out = sys.stdout
     status = 0
-    async for event in summarizer.summarize(plan, cancel, route):
+    async for event in job.run(route, cancel=cancel):
         match event:
             case SummaryProgress(step=step, steps=steps, what=what) if not as_json:
                 print(f"[{step}/{steps}: {printable(what)}]", file=sys.stderr)

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.documents import is_document_name
-from app.folders import collect_files
 from app.index import DocumentInfo, Library
+from app.intake.folders import collect_files
 from app.workers import SerialWorker
 
 

@@ -24,146 +24,34 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
-from typing import Literal
 
 from app.documents import Chunk, DocumentError
 from app.documents.reader import ChunksRead, DocumentReader, Opened, Parsed
-from app.folders import collect_files
-from app.index import EmbeddingProgress, Library
-from app.index.store import NewDocument
-from app.watch import FolderChanges, FolderWatch
-from app.workers import Subscription, publish
-
-
-@dataclass(frozen=True, slots=True)
-class FileStarted:
-    path: Path
-    position: int  # 1-based, of `total`
-    total: int
-
-
-@dataclass(frozen=True, slots=True)
-class PagesParsed:
-    path: Path
-    done: int
-    total: int
-
-
-@dataclass(frozen=True, slots=True)
-class FileIndexed:
-    path: Path
-    document_id: int
-    pages: int
-    chunks: int
-    note: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class FileSkipped:
-    path: Path
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class FileFailed:
-    path: Path
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class FileRemoved:
-    path: str
-
-
-@dataclass(frozen=True, slots=True)
-class OcrProgress:
-    """A page of a scan was OCR'd (or failed to be): `done` of its `total` pages are."""
-
-    path: Path
-    document_id: int
-    done: int
-    total: int
-
-
-@dataclass(frozen=True, slots=True)
-class OcrFailed:
-    path: Path
-    page: int
-    reason: str
-
-
-IngestEvent = FileStarted | PagesParsed | FileIndexed | FileSkipped | FileFailed
-
-BatchKind = Literal["add", "sync"]
-
-
-@dataclass(frozen=True, slots=True)
-class BatchStarted:
-    batch: int
-    kind: BatchKind
-
-
-@dataclass(frozen=True, slots=True)
-class BatchFinished:
-    batch: int
-    kind: BatchKind
-    indexed: int
-    skipped: int
-    failed: int
-    removed: int
-
-
-@dataclass(frozen=True, slots=True)
-class BatchFailed:
-    """Something outside any one file failed (the index could not be read); the batch ends."""
-
-    batch: int
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class FoldersChanged:
-    """The watched folders changed (live, or while Docent was closed); a batch follows."""
-
-    changes: FolderChanges
-    why: str
-
-
-@dataclass(frozen=True, slots=True)
-class WatchProblem:
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class EmbeddingFailed:
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class LibraryChanged:
-    """Documents were added, replaced or removed, or their embeddings moved on."""
-
-
-@dataclass(frozen=True, slots=True)
-class Idle:
-    """Every batch is done, every scanned page OCR'd and every chunk embedded."""
-
-
-IntakeEvent = (
-    IngestEvent
-    | FileRemoved
-    | BatchStarted
-    | BatchFinished
-    | BatchFailed
-    | FoldersChanged
-    | WatchProblem
-    | EmbeddingProgress
-    | EmbeddingFailed
-    | OcrProgress
-    | OcrFailed
-    | LibraryChanged
-    | Idle
+from app.index import EmbeddingProgress, Library, NewDocument
+from app.intake.events import (
+    BatchFailed,
+    BatchFinished,
+    BatchKind,
+    BatchStarted,
+    EmbeddingFailed,
+    FileFailed,
+    FileIndexed,
+    FileRemoved,
+    FileSkipped,
+    FileStarted,
+    FoldersChanged,
+    Idle,
+    IngestEvent,
+    IntakeEvent,
+    LibraryChanged,
+    OcrFailed,
+    OcrProgress,
+    PagesParsed,
+    WatchProblem,
 )
+from app.intake.folders import collect_files
+from app.intake.watch import FolderChanges, FolderWatch
+from app.workers import Subscription, publish
 
 
 @dataclass(slots=True)

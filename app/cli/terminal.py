@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+import sys
+from typing import Any, TextIO
 
 _SEQUENCES = re.compile(
     # CSI (ESC [ or C1 CSI): colours, cursor moves, clearing
@@ -34,3 +35,27 @@ def printable_json(value: Any) -> str:
     C0 controls itself; the rest of `_CONTROLS` are written as \\u escapes too."""
     text = json.dumps(value, ensure_ascii=False, indent=2)
     return _CONTROLS.sub(lambda control: f"\\u{ord(control.group()):04x}", text)
+
+
+class Progress:
+    """One status line on a terminal (rewritten in place); nothing when output is redirected.
+    Lines name files and quote errors: printed as printable text."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        self.stream = stream
+        self.live = stream.isatty()
+        self._width = 0
+
+    def update(self, text: str) -> None:
+        if self.live:
+            text = printable(text)
+            self.stream.write("\r" + text.ljust(self._width))
+            self.stream.flush()
+            self._width = len(text)
+
+    def line(self, text: str) -> None:
+        if self.live and self._width:
+            self.stream.write("\r" + " " * self._width + "\r")
+            self._width = 0
+        self.stream.write(printable(text) + "\n")
+        self.stream.flush()
