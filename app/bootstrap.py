@@ -26,7 +26,7 @@ from app.index import Library
 from app.intake import Intake
 from app.llm.chat_model import LocalChatModel
 from app.llm.safety import SafetyMemory
-from app.llm.speed import check_speed, predict, switch_due
+from app.llm.speed import check_speed, describe, predict, switch_due
 from app.paths import Paths
 from app.settings import CloudSettings, Settings, SpeedCheck
 from app.workers import import_later
@@ -136,6 +136,13 @@ class Docent:
             return predict(self.catalog.get(check.model), measured, self.catalog.get(chat_model))
         except ModelError:
             return None
+
+    def describe_speed(self) -> str:
+        """The speed check's measurement and choice, in words (the first-run screen, Settings)."""
+        check = self._settings.speed_check
+        if check is None:
+            return "Not measured yet."
+        return describe(check, self.catalog, self.settings.local.chat_model)
 
     async def use_chat_model(self, choice: str) -> None:
         """Switch the local model now, without a restart: a catalog name or a GGUF path. It is

@@ -20,7 +20,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from ui.garbage import GuiThreadGarbageCollector
-from ui.main_window import MainWindow
+from ui.window.main_window import MainWindow
 
 
 @contextlib.asynccontextmanager

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from app.bootstrap import Docent
 from ui.garbage import GuiThreadGarbageCollector
-from ui.main_window import MainWindow
+from ui.window.main_window import MainWindow
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

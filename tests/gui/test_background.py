@@ -11,7 +11,7 @@ import qasync
 
 from tests.gui.conftest import main_window
 from ui.background import Background
-from ui.main_window import MainWindow
+from ui.window.main_window import MainWindow
 
 
 async def fail(message: str) -> None:

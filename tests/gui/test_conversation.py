@@ -13,9 +13,9 @@ from app.answering import Finished, SourcesFound, Token
 from app.answering.metrics import AnswerMetrics
 from app.bootstrap import Docent
 from tests.gui.test_turn_card import source
+from ui.answer.source_cards import Thumbnails
+from ui.answer.turns import TurnsView
 from ui.background import Background
-from ui.conversation import ConversationPanel
-from ui.source_cards import Thumbnails
 
 
 def metrics() -> AnswerMetrics:
@@ -23,9 +23,9 @@ def metrics() -> AnswerMetrics:
 
 
 @pytest.fixture
-def panel(qtbot: QtBot, docent: Docent, loop: qasync.QEventLoop) -> Iterator[ConversationPanel]:
+def panel(qtbot: QtBot, docent: Docent, loop: qasync.QEventLoop) -> Iterator[TurnsView]:
     background = Background(lambda error: None)
-    conversation = ConversationPanel(Thumbnails(docent), background)
+    conversation = TurnsView(Thumbnails(docent), background)
     qtbot.addWidget(conversation)
     conversation.resize(600, 300)
     conversation.show()
@@ -35,7 +35,7 @@ def panel(qtbot: QtBot, docent: Docent, loop: qasync.QEventLoop) -> Iterator[Con
 
 
 def test_each_turn_is_a_card_and_their_signals_reach_the_window(
-    panel: ConversationPanel, qtbot: QtBot
+    panel: TurnsView, qtbot: QtBot
 ) -> None:
     invoices = source(1, "Customer invoices are kept for seven years.")
     first = panel.begin("How long are invoices kept?")
@@ -66,7 +66,7 @@ def test_each_turn_is_a_card_and_their_signals_reach_the_window(
 
 
 def test_the_newest_text_stays_in_view_unless_the_user_scrolled_up(
-    panel: ConversationPanel, qtbot: QtBot
+    panel: TurnsView, qtbot: QtBot
 ) -> None:
     bar = panel.verticalScrollBar()
     for number in range(4):

@@ -15,8 +15,8 @@ from pytestqt.qtbot import QtBot
 
 from tests.documents import HANDBOOK_SECTIONS, write_pdf
 from tests.gui.conftest import main_window, tooltip_shows
-from ui.main_window import MainWindow
-from ui.turn_card import TurnCard
+from ui.answer.turn_card import TurnCard
+from ui.window.main_window import MainWindow
 
 FIRST = "When was the English edition of the Harbor Handbook published?"
 FOLLOW_UP = "And the Chinese edition?"
@@ -42,7 +42,7 @@ def chips_of(card: TurnCard) -> tuple[str, list[tuple[int, str, int]]]:
 
 
 def titles(window: MainWindow) -> list[str]:
-    rows = window.conversations.list
+    rows = window.conversation_list.list
     return [rows.item(row).text() for row in range(rows.count())]
 
 
@@ -55,37 +55,37 @@ def test_the_conversation_list_keeps_reopens_and_deletes_conversations(
     ask(window, loop, qtbot, FIRST)
     ask(window, loop, qtbot, FOLLOW_UP)
     assert titles(window) == [FIRST]  # the follow-up joined the first question's conversation
-    follow_up = window.conversation.cards[-1]
+    follow_up = window.turns.cards[-1]
     searched = tooltip_shows(follow_up.badge.chip.toolTip()).splitlines()[-1]
     assert searched == f"searched the documents for: {FIRST} {FOLLOW_UP}"
     first_id = window.current.id
     assert first_id is not None
     assert len(window.current.turns) == 2
     # The chips each answer showed live, which must come back with the conversation.
-    live = [chips_of(card) for card in window.conversation.cards]
+    live = [chips_of(card) for card in window.turns.cards]
     assert all(chips for _, chips in live), live
 
     qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
     assert window.current.id is None
-    assert window.conversation.cards == []
+    assert window.turns.cards == []
     assert window.pages.currentWidget() is window.empty_state
     ask(window, loop, qtbot, OTHER)
     assert titles(window) == [OTHER, FIRST]  # the latest first
     other_id = window.current.id
 
-    rows = window.conversations.list
+    rows = window.conversation_list.list
     first_row = rows.visualItemRect(rows.item(1)).center()
     qtbot.mouseClick(rows.viewport(), Qt.MouseButton.LeftButton, pos=first_row)
     loop.run_until_complete(window.wait_for_tasks())
     assert window.current.id == first_id
     assert [turn.question for turn in window.current.turns] == [FIRST, FOLLOW_UP]
-    assert window.pages.currentWidget() is window.conversation
-    assert [card.question for card in window.conversation.cards] == [FIRST, FOLLOW_UP]
-    assert [chips_of(card) for card in window.conversation.cards] == live
-    reopened = window.conversation.cards[-1]
+    assert window.pages.currentWidget() is window.turns
+    assert [card.question for card in window.turns.cards] == [FIRST, FOLLOW_UP]
+    assert [chips_of(card) for card in window.turns.cards] == live
+    reopened = window.turns.cards[-1]
     assert "handbook.pdf, p. 2 (page 3 of the file) — Chinese edition" in reopened.text()
     assert reopened.badge.text().startswith("route: local (qwen2.5-coder-0.5b)")
-    assert any(source.page == 3 for source in window.conversation.cited_sources())  # cards
+    assert any(source.page == 3 for source in window.turns.cited_sources())  # cards
 
     rows.setCurrentRow(0)  # the other conversation
     qtbot.keyClick(rows, Qt.Key.Key_Delete)
@@ -94,4 +94,4 @@ def test_the_conversation_list_keeps_reopens_and_deletes_conversations(
     assert window.current.id == first_id  # deleting another left the open one as it was
     history = loop.run_until_complete(window.docent.library.history(50))
     assert {row.conversation_id for row in history} == {first_id}
-    assert other_id not in window.conversations.ids()
+    assert other_id not in window.conversation_list.ids()

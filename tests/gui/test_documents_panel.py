@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from app.index import DocumentInfo
 from app.intake import FileIndexed, FileStarted, OcrProgress, PagesParsed
-from ui.documents_panel import INDEXED, NAME, PAGES, SIZE, STATUS, DocumentsPanel
+from ui.library.documents_panel import INDEXED, NAME, PAGES, SIZE, STATUS, DocumentsPanel
 
 LONG_NAME = "Quarterly report of the northern region, final version (signed) 2026.pdf"
 PATH = Path("/docs") / LONG_NAME

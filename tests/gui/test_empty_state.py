@@ -16,7 +16,7 @@ from pytestqt.qtbot import QtBot
 from app.samples import SAMPLES, sample_questions
 from tests.documents import write_pdf
 from tests.gui.conftest import drop, main_window
-from ui.main_window import MainWindow
+from ui.window.main_window import MainWindow
 
 
 @pytest.fixture
@@ -79,8 +79,8 @@ def test_sample_questions_are_offered_and_one_click_asks_it(
     qtbot.keyClick(first, Qt.Key.Key_Space)
     assert window.answering is not None
     loop.run_until_complete(window.answering)
-    assert window.pages.currentWidget() is window.conversation
-    (turn,) = window.conversation.cards
+    assert window.pages.currentWidget() is window.turns
+    (turn,) = window.turns.cards
     assert turn.asked.text() == "How long are customer invoices kept?"
     assert "seven" in turn.answer.toPlainText().lower()
-    assert any(s.document == SAMPLES[0] for s in window.conversation.cited_sources())
+    assert any(s.document == SAMPLES[0] for s in window.turns.cited_sources())

@@ -7,8 +7,8 @@ import qasync
 from PySide6.QtWidgets import QApplication
 
 from app.bootstrap import Docent
-from ui.main_window import MainWindow
-from ui.settings_dialog import SettingsDialog
+from ui.settings.settings_dialog import SettingsDialog
+from ui.window.main_window import MainWindow
 
 
 def run_window(loop: qasync.QEventLoop, *, welcome: bool = True, skip: bool = False) -> bool:

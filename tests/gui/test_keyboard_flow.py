@@ -15,9 +15,9 @@ from pytestqt.qtbot import QtBot
 
 from tests.documents import write_pdf
 from tests.gui.conftest import main_window
-from ui.main_window import MainWindow
-from ui.page_preview import PagePreview
-from ui.source_cards import SourceCard
+from ui.answer.page_preview import PagePreview
+from ui.answer.source_cards import SourceCard
+from ui.window.main_window import MainWindow
 
 QUESTION = "How long must customer invoices be kept?"
 
@@ -94,14 +94,14 @@ def test_add_ask_and_open_the_cited_page_by_keyboard_alone(
 
     # Round the window once: the sidebar, the start page, and back to the question.
     passed = tab_to(lambda widget: widget is window.question)
-    assert passed[0] is window.conversations.list  # the stop button waits for an answer
-    order = [window.conversations.list, window.documents, window.empty_state.add_button]
+    assert passed[0] is window.conversation_list.list  # the stop button waits for an answer
+    order = [window.conversation_list.list, window.documents, window.empty_state.add_button]
     assert [passed.index(widget) for widget in order] == sorted(passed.index(w) for w in order)
     QTest.keyClicks(focused(), QUESTION)
     press(Qt.Key.Key_Return)
     assert window.answering is not None
     loop.run_until_complete(window.answering)
-    (turn,) = window.conversation.cards
+    (turn,) = window.turns.cards
     assert "seven" in turn.answer.toPlainText().lower()
     assert turn.sources.cards
 
@@ -120,9 +120,9 @@ def test_add_ask_and_open_the_cited_page_by_keyboard_alone(
 
     # On back through the answer to the conversation itself, then the sidebar.
     passed = tab_to(lambda widget: widget is window.documents, backwards=True)
-    assert passed.index(turn.badge) < passed.index(turn.answer) < passed.index(window.conversation)
-    in_the_answer = passed[: passed.index(window.conversation)]
-    assert all(window.conversation.isAncestorOf(widget) for widget in in_the_answer)
+    assert passed.index(turn.badge) < passed.index(turn.answer) < passed.index(window.turns)
+    in_the_answer = passed[: passed.index(window.turns)]
+    assert all(window.turns.isAncestorOf(widget) for widget in in_the_answer)
 
 
 def spoken(widget: QWidget) -> str:
@@ -149,7 +149,7 @@ def test_everything_that_takes_the_focus_has_a_name_a_screen_reader_reads(
     report = write_pdf(tmp_path / "report.pdf")
     loop.run_until_complete(window.add_paths([report]))
     loop.run_until_complete(window.ask(QUESTION))
-    (turn,) = window.conversation.cards
+    (turn,) = window.turns.cards
     assert turn.sources.cards  # so the cards are checked too
     preview = window.show_source(turn.sources.cards[0].source)
     assert preview.loading is not None

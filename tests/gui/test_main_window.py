@@ -21,8 +21,8 @@ from app.routing import NO_CLOUD
 from tests.documents import write_encrypted_pdf, write_pdf
 from tests.gui.conftest import drop, main_window, tooltip_shows
 from tests.peers.everything import everything_stdio
-from ui.main_window import MainWindow
 from ui.tools.gui_bench import measure
+from ui.window.main_window import MainWindow
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_ask_streams_an_answer_with_its_badge_and_sources(
     assert window.answering is not None
     with qtbot.waitSignal(window.token_shown, timeout=120_000):
         loop.run_until_complete(window.answering)
-    (turn,) = window.conversation.cards
+    (turn,) = window.turns.cards
     assert turn.asked.text() == "How long must customer invoices be kept?"
     assert "seven" in turn.answer.toPlainText().lower()
     cited = turn.sources.cards[0]
@@ -91,7 +91,7 @@ def test_ask_streams_an_answer_with_its_badge_and_sources(
     turn.reask.click()
     assert window.answering is not None
     loop.run_until_complete(window.answering)
-    _, again = window.conversation.cards
+    _, again = window.turns.cards
     assert again.asked.text() == "How long must customer invoices be kept?"
     assert again.badge.text() == f"failed: {NO_CLOUD}"
 
@@ -110,7 +110,7 @@ def test_stop_cancels_the_answer_within_a_token(
     window.token_shown.connect(on_token)
     loop.run_until_complete(window.ask("Summarise every section of the report in detail."))
     assert len(tokens) <= 3
-    assert window.conversation.cards[-1].answer.toPlainText().endswith("[stopped]")
+    assert window.turns.cards[-1].answer.toPlainText().endswith("[stopped]")
 
 
 def test_an_answer_that_cannot_start_says_why_instead_of_routing_forever(
@@ -122,7 +122,7 @@ def test_an_answer_that_cannot_start_says_why_instead_of_routing_forever(
     monkeypatch.setattr(window.docent.desk, "answerer", no_model)
     loop.run_until_complete(window.ask("How long are invoices kept?"))
     reason = "llama.cpp could not load the model: out of memory"
-    (turn,) = window.conversation.cards
+    (turn,) = window.turns.cards
     assert turn.badge.text() == f"failed: {reason}"
     assert turn.answer.toPlainText().endswith(f"[failed: {reason}]")
     assert window.statusBar().currentMessage() == f"The answer failed: {reason}"
@@ -148,7 +148,7 @@ def test_a_crash_of_the_local_model_costs_one_answer_and_the_next_runs_on_safe_s
     qtbot.keyClick(window.question, Qt.Key.Key_Return)
     assert window.answering is not None
     loop.run_until_complete(window.answering)
-    (failed,) = window.conversation.cards
+    (failed,) = window.turns.cards
     reason = "the local model crashed (segmentation fault) while answering"
     assert failed.badge.text() == f"failed: {reason}"
     assert failed.answer.toPlainText().endswith(f"[failed: {reason}]")
@@ -162,7 +162,7 @@ def test_a_crash_of_the_local_model_costs_one_answer_and_the_next_runs_on_safe_s
 
     qtbot.keyClick(window.question, Qt.Key.Key_Return)
     loop.run_until_complete(window.answering)
-    _, answered = window.conversation.cards
+    _, answered = window.turns.cards
     assert "seven" in answered.answer.toPlainText().lower()
     assert answered.badge.text().startswith("route: local (qwen2.5-coder-0.5b) · why: ")
     assert window.model_state.text() == "Local model: qwen2.5-coder-0.5b (ready, safe settings)"
@@ -181,7 +181,7 @@ def test_clicking_a_citation_shows_its_page_with_the_passage_highlighted(
 ) -> None:
     loop.run_until_complete(window.add_paths([write_pdf(tmp_path / "report.pdf")]))
     loop.run_until_complete(window.ask("How long must customer invoices be kept?"))
-    (turn,) = window.conversation.cards
+    (turn,) = window.turns.cards
     qtbot.mouseClick(turn.sources.cards[0], Qt.MouseButton.LeftButton)
     (preview,) = window.previews
     assert preview.loading is not None

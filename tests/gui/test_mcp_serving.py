@@ -27,8 +27,8 @@ from app.paths import Paths
 from app.processes import free_loopback_port
 from tests.gui.conftest import main_window
 from tests.gui.waiting import until
-from ui.main_window import MainWindow
-from ui.settings_dialog import SettingsDialog
+from ui.settings.settings_dialog import SettingsDialog
+from ui.window.main_window import MainWindow
 
 
 @pytest.fixture
@@ -170,7 +170,7 @@ def test_a_client_asks_through_the_app_while_the_window_keeps_working(
             finished = time.perf_counter()
             timer.stop()
         # The client's conversation is in the window's sidebar at once: nobody asked in the window.
-        listed = window.conversations.list
+        listed = window.conversation_list.list
 
         def in_sidebar() -> bool:
             titles = [listed.item(row).text() for row in range(listed.count())]

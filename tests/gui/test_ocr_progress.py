@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QApplication, QTreeWidgetItem
 
 from tests.documents import SCANNED_CHINESE, SCANNED_ENGLISH, write_scanned_pdf
 from tests.gui.conftest import main_window
-from ui.documents_panel import STATUS
-from ui.main_window import MainWindow
+from ui.library.documents_panel import STATUS
+from ui.window.main_window import MainWindow
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from app.bootstrap import Docent
 from tests.documents import write_pptx, write_xlsx
-from ui.page_preview import PagePreview
+from ui.answer.page_preview import PagePreview
 
 
 def test_the_preview_shows_the_cited_slide_and_sheet(

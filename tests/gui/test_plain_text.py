@@ -18,16 +18,16 @@ from app.answering import Failed, RouteDecided
 from app.bootstrap import Docent
 from app.intake import FileFailed
 from tests.gui.conftest import tooltip_shows
+from ui.answer.page_preview import PagePreview
+from ui.answer.route_badge import RouteBadge
 from ui.bench.plots import line_chart
 from ui.bench.window import BenchmarkWindow
-from ui.documents_panel import STATUS, DocumentsPanel
-from ui.main_window import MainWindow
-from ui.mcp_serving import McpServing
-from ui.model_manager import ModelManager
-from ui.page_preview import PagePreview
+from ui.library.documents_panel import STATUS, DocumentsPanel
 from ui.plain import plain_tooltip
-from ui.route_badge import RouteBadge
-from ui.settings_dialog import SettingsDialog
+from ui.settings.mcp_serving import McpServing
+from ui.settings.model_manager import ModelManager
+from ui.settings.settings_dialog import SettingsDialog
+from ui.window.main_window import MainWindow
 
 HOSTILE = "<img src=x><b>bold</b>"
 HOSTILE_NAME = "<img src=x><b>bold<i>"  # a file name holds no "/"

@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 from app.answering import Failed, Finished, RouteDecided, Status, Token
 from app.answering.metrics import AnswerMetrics
 from tests.gui.conftest import tooltip_shows
-from ui.route_badge import RouteBadge
+from ui.answer.route_badge import RouteBadge
 from ui.theme import route_colour
 
 METRICS = AnswerMetrics(

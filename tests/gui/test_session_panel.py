@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 from app.answering.budget import Budget
 from app.answering.metrics import AnswerMetrics
 from app.bootstrap import Docent
-from ui.session_panel import SessionPanel
+from ui.window.session_panel import SessionPanel
 
 
 def _budget(

@@ -18,8 +18,8 @@ from app.llm.safety import SafeMode, SafetyMemory
 from app.secrets import PLAINTEXT_FILE_NAME, provider_key, server_key
 from tests.conftest import files_containing
 from tests.peers.everything import everything_stdio
-from ui.cloud_settings import EntryList
-from ui.settings_dialog import SettingsDialog
+from ui.settings.cloud_settings import EntryList
+from ui.settings.settings_dialog import SettingsDialog
 
 
 def test_an_invalid_number_is_refused_next_to_its_field(

@@ -15,8 +15,8 @@ from app.answering import Source
 from app.bootstrap import Docent
 from tests.documents import write_pdf
 from tests.gui.conftest import tooltip_shows
+from ui.answer.source_cards import THUMBNAIL_WIDTH, SourceCards, Thumbnails
 from ui.background import Background
-from ui.source_cards import THUMBNAIL_WIDTH, SourceCards, Thumbnails
 
 
 def _found(docent: Docent, loop: qasync.QEventLoop, tmp_path: Path, question: str) -> Source:

@@ -13,7 +13,7 @@ from app.llm.speed import decide, describe
 from app.paths import Paths
 from app.settings import Settings
 from tests.gui.conftest import close_window, open_window
-from ui.window_state import WindowState
+from ui.window.window_state import WindowState
 
 
 @pytest.mark.slow

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QApplication
 from app.answering import Source
 from tests.documents import BOOK_CHAPTERS, write_book_pdf
 from tests.gui.conftest import main_window
-from ui.main_window import MainWindow
-from ui.summary_dialog import SummaryDialog
+from ui.answer.summary_dialog import SummaryDialog
+from ui.window.main_window import MainWindow
 
 
 @pytest.fixture
@@ -52,14 +52,14 @@ def test_summarize_shows_the_estimate_then_the_summary_with_progress_and_pages(
 
     assert steps == [(1, 3), (2, 3), (3, 3)]
     assert dialog.step_label.text() == "Done."
-    (summary,) = dialog.conversation.cards
+    (summary,) = dialog.turns.cards
     text = summary.answer.toPlainText()
     assert "Chapter 1: The Harbour Lighthouse (pages 1–10)" in text
     assert "Brask" in text
     assert "Quillan" in text
     assert "Overall: " in text
     assert summary.badge.text().startswith("route: local (qwen2.5-coder-0.5b)")
-    cited = dialog.conversation.cited_sources()
+    cited = dialog.turns.cited_sources()
     assert cited
     assert all(1 <= source.page <= 20 for source in cited)
 
@@ -77,7 +77,7 @@ def test_summarize_shows_the_estimate_then_the_summary_with_progress_and_pages(
     assert again.estimate_label.text() == "This summary is stored: it opens at once."
     assert again.summarizing is not None
     loop.run_until_complete(again.summarizing)
-    (stored,) = again.conversation.cards
+    (stored,) = again.turns.cards
     assert "Brask" in stored.answer.toPlainText()
     assert stored.badge.text().startswith("route: cache (qwen2.5-coder-0.5b)")
 
@@ -92,6 +92,6 @@ def test_stop_ends_a_summary_mid_way_and_keeps_nothing(
     assert dialog.summarizing is not None
     loop.run_until_complete(dialog.summarizing)
     assert dialog.step_label.text() == "Stopped."
-    assert dialog.conversation.cards[0].answer.toPlainText().endswith("[stopped]")
+    assert dialog.turns.cards[0].answer.toPlainText().endswith("[stopped]")
     assert dialog.job is not None
     assert not loop.run_until_complete(dialog.job.summarizer.is_stored(dialog.job.plan))

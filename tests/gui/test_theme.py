@@ -12,9 +12,9 @@ from pytestqt.qtbot import QtBot
 
 from app.answering.metrics import AnswerMetrics
 from app.intake import FileFailed
-from ui.documents_panel import STATUS, DocumentsPanel
-from ui.session_panel import SessionPanel
+from ui.library.documents_panel import STATUS, DocumentsPanel
 from ui.theme import dark_palette, error_colour, is_dark
+from ui.window.session_panel import SessionPanel
 
 
 @pytest.fixture

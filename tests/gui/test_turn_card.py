@@ -19,9 +19,9 @@ from app.answering.metrics import AnswerMetrics
 from app.bootstrap import Docent
 from app.llm.engine import Message
 from tests.gui.conftest import tooltip_shows
+from ui.answer.source_cards import Thumbnails
+from ui.answer.turn_card import TurnCard
 from ui.background import Background
-from ui.source_cards import Thumbnails
-from ui.turn_card import TurnCard
 
 HOSTILE = (
     "**Seven** years.\n\n- invoices\n- ledgers\n\n<img src='http://127.0.0.1:9/x.png'> <b>raw</b>"

@@ -17,7 +17,7 @@ from app.paths import Paths
 from app.settings import Settings
 from tests.documents import write_pdf
 from tests.gui.conftest import close_window, open_window
-from ui.main_window import MainWindow
+from ui.window.main_window import MainWindow
 
 
 class Folders:

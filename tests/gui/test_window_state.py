@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import main_window
-from ui.main_window import MainWindow
+from ui.window.main_window import MainWindow
 
 
 @pytest.fixture

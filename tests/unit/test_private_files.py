@@ -13,7 +13,7 @@ import pytest
 from app.paths import Paths
 from app.settings import Settings
 from tests.unit.test_answering import library_with_report
-from ui.window_state import WindowState
+from ui.window.window_state import WindowState
 
 
 @pytest.fixture(autouse=True)

@@ -28,8 +28,8 @@ from app.bench.run import measures_payload, write_results
 from app.bootstrap import Docent
 from app.processes import own_module
 from ui.main import open_window, run
-from ui.main_window import MainWindow
 from ui.tools.start_probe import USABLE
+from ui.window.main_window import MainWindow
 
 TICK_S = 0.010
 

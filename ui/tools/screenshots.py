@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
 
 from app.bootstrap import Docent
 from app.samples import SAMPLES, sample_path
-from ui.conversation import ConversationPanel
-from ui.main_window import MainWindow
+from ui.answer.turns import TurnsView
 from ui.theme import dark_palette
+from ui.window.main_window import MainWindow
 
 ENGLISH = "How long are customer invoices kept, and who approves deletion?"
 FOLLOW_UP = "And where are the records stored?"
@@ -34,7 +34,7 @@ def _save(widget: QWidget, folder: Path, name: str) -> None:
     print(path)
 
 
-async def _thumbnails(conversation: ConversationPanel) -> None:
+async def _thumbnails(conversation: TurnsView) -> None:
     for turn in conversation.cards:
         if turn.sources.loading is not None:
             await turn.sources.loading
@@ -57,9 +57,9 @@ async def _shoot(folder: Path) -> None:
         await window.add_paths([sample_path(name) for name in SAMPLES])
         await window.ask(ENGLISH)
         await window.ask(FOLLOW_UP)
-        await _thumbnails(window.conversation)
+        await _thumbnails(window.turns)
         _save(window, folder, "01-answer.png")
-        window.show_source(window.conversation.cited_sources()[0])
+        window.show_source(window.turns.cited_sources()[0])
         preview = window.previews[-1]
         if preview.loading is not None:
             await preview.loading
@@ -67,7 +67,7 @@ async def _shoot(folder: Path) -> None:
         await preview.close_async()
         window.new_conversation()
         await window.ask(CHINESE)
-        await _thumbnails(window.conversation)
+        await _thumbnails(window.turns)
         await window.refresh_conversations()
         _save(window, folder, "03-chinese-answer.png")
         light = QApplication.palette()
@@ -80,7 +80,7 @@ async def _shoot(folder: Path) -> None:
         summary.start()
         assert summary.summarizing is not None
         await summary.summarizing
-        await _thumbnails(summary.conversation)
+        await _thumbnails(summary.turns)
         summary.resize(900, 700)
         _save(summary, folder, "08-summary.png")
         dialog = window.open_settings()

@@ -48,7 +48,7 @@ async def _index_and_ask(docent: Docent) -> None:
         print(f"indexed: {SAMPLE}, {indexed.pages} pages, {indexed.chunks} chunks embedded")
 
         await window.ask(QUESTION)
-        conversation = window.conversation
+        conversation = window.turns
         if (turn := conversation.current) is None:
             raise SmokeTestFailed("the question was not shown")
         footer = turn.badge.text()

@@ -36,12 +36,11 @@ from app.llm.chat_model import chat_model_config
 from app.secrets import SecretStore, SecretStoreError, provider_key, server_key
 from app.settings import McpServerSettings, ProviderSettings, RoutingSettings, Settings
 from ui.background import Background
-from ui.cloud_settings import PROVIDER_FIELDS, SERVER_FIELDS, Entry, EntryList
-from ui.first_run import speed_text
-from ui.mcp_serving import ServingPage
+from ui.library.watched_folders import WatchedFoldersPage
 from ui.plain import plain_label
+from ui.settings.cloud_settings import PROVIDER_FIELDS, SERVER_FIELDS, Entry, EntryList
+from ui.settings.mcp_serving import ServingPage
 from ui.theme import error_style
-from ui.watched_folders import WatchedFoldersPage
 
 # (section, field, label, minimum, maximum); 0 threads means "as many as the CPU has".
 _NUMBERS = (
@@ -88,7 +87,7 @@ class SettingsDialog(QDialog):
         form = QFormLayout()
         form.addRow("Chat model (catalog name or GGUF file)", model_row)
         form.addRow("", self._error_label("local.chat_model"))
-        self.speed = plain_label(speed_text(docent))
+        self.speed = plain_label(docent.describe_speed())
         self.speed.setWordWrap(True)
         self.measure_button = QPushButton("Measure again")
         self.measure_button.setToolTip(
@@ -181,7 +180,7 @@ class SettingsDialog(QDialog):
         except DocentError as error:
             self.speed.setText(f"Docent could not measure this computer's speed: {error}")
         else:
-            self.speed.setText(speed_text(self.docent))
+            self.speed.setText(self.docent.describe_speed())
             self.speed_checked.emit()
         finally:
             self.measure_button.setEnabled(True)

@@ -10,7 +10,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.bootstrap import Docent
-from app.llm.speed import describe
 from ui.plain import plain_label
 
 
@@ -37,14 +36,6 @@ kept in the system keychain. <i>Routing &amp; privacy</i> decides when a questio
 computer and what it may take along.</p>
 <p>A short guide is being added to your library, so there is something to ask right away.</p>
 """
-
-
-def speed_text(docent: Docent) -> str:
-    """The speed check's measurement and choice, for the first-run screen and Settings."""
-    check = docent.settings.speed_check
-    if check is None:
-        return "Not measured yet."
-    return describe(check, docent.catalog, docent.settings.local.chat_model)
 
 
 class FirstRunDialog(QDialog):

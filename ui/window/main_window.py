@@ -56,24 +56,24 @@ from app.llm.engine import CancelToken
 from app.routing import Route
 from app.samples import GUIDE, SAMPLES, sample_path
 from ui import keys
+from ui.answer.page_preview import PagePreview
+from ui.answer.source_cards import Thumbnails
+from ui.answer.turns import TurnsView
 from ui.background import Background
-from ui.conversation import ConversationPanel
-from ui.conversation_list import ConversationList
-from ui.documents_panel import DocumentsPanel
-from ui.empty_state import EmptyState, dropped_paths
-from ui.first_run import FirstRunDialog, speed_text
-from ui.mcp_serving import McpServing
-from ui.page_preview import PagePreview
+from ui.library.documents_panel import DocumentsPanel
+from ui.library.empty_state import EmptyState, dropped_paths
 from ui.plain import plain_label, plain_tooltip
-from ui.session_panel import SessionPanel
-from ui.source_cards import Thumbnails
-from ui.window_state import WindowState
+from ui.settings.mcp_serving import McpServing
+from ui.window.conversation_list import ConversationList
+from ui.window.first_run import FirstRunDialog
+from ui.window.session_panel import SessionPanel
+from ui.window.window_state import WindowState
 
 if TYPE_CHECKING:
+    from ui.answer.summary_dialog import SummaryDialog
     from ui.bench.window import BenchmarkWindow
-    from ui.model_manager import ModelManager
-    from ui.settings_dialog import SettingsDialog
-    from ui.summary_dialog import SummaryDialog
+    from ui.settings.model_manager import ModelManager
+    from ui.settings.settings_dialog import SettingsDialog
 
 
 def _file_size(path: Path) -> int:
@@ -134,10 +134,10 @@ class MainWindow(QMainWindow):
         )
         self.documents.summarize_requested.connect(self.summarize)
         self.summaries: list[SummaryDialog] = []
-        self.conversation = ConversationPanel(Thumbnails(docent), self.background)
-        self.conversation.source_clicked.connect(self.show_source)
-        self.conversation.reask_requested.connect(self._reask)
-        self.conversation.sent_requested.connect(self.show_sent)
+        self.turns = TurnsView(Thumbnails(docent), self.background)
+        self.turns.source_clicked.connect(self.show_source)
+        self.turns.reask_requested.connect(self._reask)
+        self.turns.sent_requested.connect(self.show_sent)
         self.empty_state = EmptyState()
         self.empty_state.paths_dropped.connect(self.add_paths)
         self.empty_state.add_requested.connect(self.choose_files)
@@ -147,11 +147,11 @@ class MainWindow(QMainWindow):
         self.empty_state.question_chosen.connect(self.ask)
         self.pages = QStackedWidget()  # the empty state until the first question
         self.pages.addWidget(self.empty_state)
-        self.pages.addWidget(self.conversation)
-        self.conversations = ConversationList()
-        self.conversations.open_requested.connect(self.open_conversation)
-        self.conversations.delete_requested.connect(self.delete_conversation)
-        self.conversations.new_requested.connect(self.new_conversation)
+        self.pages.addWidget(self.turns)
+        self.conversation_list = ConversationList()
+        self.conversation_list.open_requested.connect(self.open_conversation)
+        self.conversation_list.delete_requested.connect(self.delete_conversation)
+        self.conversation_list.new_requested.connect(self.new_conversation)
         self.current = Conversation()  # the next question continues it
         self.previews: list[PagePreview] = []
         self.model_manager: ModelManager | None = None
@@ -182,7 +182,7 @@ class MainWindow(QMainWindow):
         right_layout.addWidget(self.pages, 1)
         right_layout.addLayout(ask_row)
         left = QSplitter(Qt.Orientation.Vertical)
-        left.addWidget(self.conversations)
+        left.addWidget(self.conversation_list)
         left.addWidget(self.documents)
         left.addWidget(self.session)
         left.setSizes([200, 300, 200])
@@ -339,7 +339,7 @@ class MainWindow(QMainWindow):
         except DocentError as error:
             self.welcome.speed.setText(f"Docent could not measure this computer's speed: {error}")
             return
-        self.welcome.speed.setText(speed_text(self.docent))
+        self.welcome.speed.setText(self.docent.describe_speed())
         await self._follow_speed_check()
 
     async def _follow_speed_check(self, settings: SettingsDialog | None = None) -> None:
@@ -355,10 +355,10 @@ class MainWindow(QMainWindow):
         if await self.docent.follow_speed_check(progress):
             self._model_switched(self.docent.settings.local.chat_model)
             if self.welcome is not None:
-                self.welcome.speed.setText(speed_text(self.docent))
+                self.welcome.speed.setText(self.docent.describe_speed())
             if settings is not None:
                 settings.model.setText(self.docent.settings.local.chat_model)
-                settings.speed.setText(speed_text(self.docent))
+                settings.speed.setText(self.docent.describe_speed())
 
     def save_state(self) -> None:
         self.state.set_geometry(bytes(self.saveGeometry().data()))
@@ -474,7 +474,7 @@ class MainWindow(QMainWindow):
         """One model manager, kept while the window lives (a download may be paused in it)."""
         if self.model_manager is None:
             # Loaded when first opened: its download client (httpx) would slow every start-up.
-            from ui.model_manager import ModelManager
+            from ui.settings.model_manager import ModelManager
 
             self.model_manager = ModelManager(self.docent, self)
             self.model_manager.switched.connect(self._model_switched)
@@ -507,7 +507,7 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> SettingsDialog:
         # Loaded when first opened, as the summary dialog: they import the keychain and the
         # summary pipeline, which start-up does not need.
-        from ui.settings_dialog import SettingsDialog
+        from ui.settings.settings_dialog import SettingsDialog
 
         dialog = SettingsDialog(self.docent, self)
         dialog.applied.connect(lambda: self.statusBar().showMessage("Settings applied.", 5000))
@@ -536,7 +536,7 @@ class MainWindow(QMainWindow):
         return preview
 
     def summarize(self, document_id: int) -> SummaryDialog:
-        from ui.summary_dialog import SummaryDialog  # see open_settings
+        from ui.answer.summary_dialog import SummaryDialog  # see open_settings
 
         dialog = SummaryDialog(self.docent, document_id, self)
         dialog.source_clicked.connect(self.show_source)
@@ -572,15 +572,15 @@ class MainWindow(QMainWindow):
 
     async def refresh_conversations(self) -> None:
         listed = await self.docent.desk.conversations()
-        self.conversations.show_conversations(listed, self.current.id)
+        self.conversation_list.show_conversations(listed, self.current.id)
 
     def new_conversation(self) -> None:
         """Ctrl+N: the next question starts a conversation of its own."""
         self.stop()
         self.current = Conversation()
-        self.conversation.clear()
+        self.turns.clear()
         self.pages.setCurrentWidget(self.empty_state)
-        self.conversations.list.clearSelection()
+        self.conversation_list.list.clearSelection()
         self.question.setFocus()
 
     def open_conversation(self, conversation_id: int) -> asyncio.Task[None]:
@@ -589,8 +589,8 @@ class MainWindow(QMainWindow):
     async def _open_conversation(self, conversation_id: int) -> None:
         self.stop()
         self.current = await self.docent.desk.open(conversation_id)
-        self.conversation.replay(self.current.entries)
-        self.pages.setCurrentWidget(self.conversation)
+        self.turns.replay(self.current.entries)
+        self.pages.setCurrentWidget(self.turns)
 
     def delete_conversation(self, conversation_id: int) -> asyncio.Task[None]:
         return self.background.run(self._delete_conversation(conversation_id))
@@ -619,8 +619,8 @@ class MainWindow(QMainWindow):
 
     async def _answer(self, question: str, cancel: CancelToken, route: Route | None) -> None:
         self.stop_button.setEnabled(True)
-        self.pages.setCurrentWidget(self.conversation)
-        self.conversation.begin(question)
+        self.pages.setCurrentWidget(self.turns)
+        self.turns.begin(question)
         try:
             self._show_model_state(loading=not self.docent.chat.loaded)
             scope = self.documents.scope()
@@ -633,7 +633,7 @@ class MainWindow(QMainWindow):
                 if loading:  # the model is up: its state, and what loading it had to do
                     loading = False
                     self._tell_model_notice(self.docent.chat.take_notice())
-                self.conversation.apply(event)
+                self.turns.apply(event)
                 if isinstance(event, InConversation):
                     await self.refresh_conversations()
                 elif isinstance(event, Token):
@@ -643,7 +643,7 @@ class MainWindow(QMainWindow):
                 elif isinstance(event, Failed):
                     self._keep_question(question)
         except Exception as error:  # the model would not load, the library failed: say so
-            self.conversation.apply(Failed(str(error), None))
+            self.turns.apply(Failed(str(error), None))
             self.statusBar().showMessage(f"The answer failed: {error}")
             self._keep_question(question)
         finally:

@@ -1,4 +1,4 @@
-"""The conversation: a card per question and answer (ui/turn_card.py), newest at the bottom,
+"""The conversation: a card per question and answer (ui/answer/turn_card.py), newest at the bottom,
 followed as it streams unless the user scrolled up to read."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
 from app.answering import AnswerEvent, Finished, Source
 from app.answering.conversation import replayed
 from app.index import HistoryEntry
+from ui.answer.source_cards import Thumbnails
+from ui.answer.turn_card import TurnCard
 from ui.background import Background
-from ui.source_cards import Thumbnails
-from ui.turn_card import TurnCard
 
 
-class ConversationPanel(QScrollArea):
+class TurnsView(QScrollArea):
     """Signals: source_clicked(object) — a Source whose chip or card was clicked;
     reask_requested(str, str) — question and route of a "re-ask with the other route" button;
     sent_requested(str) — what a cloud call sent, as text."""

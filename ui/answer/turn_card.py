@@ -34,10 +34,10 @@ from app.answering import (
     Token,
 )
 from app.llm.engine import Message
+from ui.answer.route_badge import RouteBadge
+from ui.answer.source_cards import SourceCards, Thumbnails
 from ui.background import Background
 from ui.plain import insert_markdown, plain_label, plain_tooltip
-from ui.route_badge import RouteBadge
-from ui.source_cards import SourceCards, Thumbnails
 from ui.theme import error_colour
 
 _MARKER = QRegularExpression(r"\[(\d{1,3})\]")  # a citation marker, the model's or Docent's

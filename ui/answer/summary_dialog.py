@@ -25,10 +25,10 @@ from app.answering.desk import SummaryJob
 from app.answering.summary import SummaryProgress
 from app.bootstrap import Docent
 from app.llm.engine import CancelToken
+from ui.answer.source_cards import Thumbnails
+from ui.answer.turns import TurnsView
 from ui.background import Background
-from ui.conversation import ConversationPanel
 from ui.plain import plain_label
-from ui.source_cards import Thumbnails
 
 
 class SummaryDialog(QDialog):
@@ -57,9 +57,9 @@ class SummaryDialog(QDialog):
         self.progress.setFormat("")
         self.step_label = plain_label("")
         self.background = Background(self._failed)
-        self.conversation = ConversationPanel(Thumbnails(docent), self.background)
-        self.conversation.source_clicked.connect(self.source_clicked)
-        self.conversation.reask_requested.connect(
+        self.turns = TurnsView(Thumbnails(docent), self.background)
+        self.turns.source_clicked.connect(self.source_clicked)
+        self.turns.reask_requested.connect(
             lambda _question, route: self.start(route_choice=(route, None))
         )
         choice = QHBoxLayout()
@@ -71,7 +71,7 @@ class SummaryDialog(QDialog):
         layout.addLayout(choice)
         layout.addWidget(self.progress)
         layout.addWidget(self.step_label)
-        layout.addWidget(self.conversation, 1)
+        layout.addWidget(self.turns, 1)
         self.resize(760, 560)
         self.job: SummaryJob | None = None
         self.summarizing: asyncio.Task[None] | None = None
@@ -128,7 +128,7 @@ class SummaryDialog(QDialog):
         self.stop_button.setEnabled(True)
         self.progress.setRange(0, plan.steps)
         self.progress.setValue(0)
-        self.conversation.begin(plan.label)
+        self.turns.begin(plan.label)
         try:
             async for event in job.run(route, model, cancel):
                 if isinstance(event, SummaryProgress):
@@ -136,7 +136,7 @@ class SummaryDialog(QDialog):
                     self.step_label.setText(f"Step {event.step} of {event.steps}: {event.what}")
                     self.step_started.emit(event.step, event.steps)
                     continue
-                self.conversation.apply(event)
+                self.turns.apply(event)
                 if isinstance(event, Finished):
                     self.progress.setValue(plan.steps)
                     self.step_label.setText("Stopped." if event.cancelled else "Done.")
@@ -149,7 +149,7 @@ class SummaryDialog(QDialog):
 
     def _failed(self, error: BaseException) -> None:
         self.estimate_label.setText(f"Cannot summarize: {error}")
-        self.conversation.apply(Failed(str(error), None))
+        self.turns.apply(Failed(str(error), None))
         self.finished_summary.emit()
 
     def done(self, result: int) -> None:
