@@ -133,6 +133,18 @@ class _Attempt:
     user: str = ""  # the user message this route was sent (a conversation turn keeps it)
 
 
+@dataclass(frozen=True, slots=True)
+class _Finishing:
+    """What the answer's record needs besides the attempt that answered."""
+
+    question: str
+    scope: Sequence[int] | None
+    standalone: str
+    plan: Plan
+    started: float
+    retrieved: float
+
+
 # A local draft whose sentences the sources support less than this is escalated (cascade).
 CASCADE_GROUNDED = 0.5
 SEARCHED_NAMES = 5  # documents named when saying the documents do not answer
@@ -269,7 +281,6 @@ class Answerer:
                     f"left out the {plan.dropped} oldest turn{'s' if plan.dropped > 1 else ''} "
                     "of this conversation to fit the model's context"
                 )
-        sources = list(plan.found)
         yield SourcesFound(plan.found, RetrievalConfidence.read(passages))
         try:
             decision = self.policy.decide(question, passages, route)
@@ -278,16 +289,39 @@ class Answerer:
             return
         yield RouteDecided(decision.route, decision.model, decision.reason)
 
-        attempt = _Attempt(
-            decision, CitationTracker(plan.visible, question), decision.route == "cloud"
-        )
+        tried: list[_Attempt] = []
+        async for event in self._on_routes(decision, question, plan, cancel, route, tried):
+            yield event
+        finishing = _Finishing(question, scope, standalone, plan, started, retrieved)
+        async for event in self._finish(finishing, tried[-1], conversation):
+            yield event
+
+    async def _on_routes(
+        self,
+        decision: RouteDecision,
+        question: str,
+        plan: Plan,
+        cancel: CancelToken,
+        route: Route | None,
+        tried: list[_Attempt],
+    ) -> AsyncIterator[AnswerEvent]:
+        """The answer on the route decided, then on the next one while a route fails it: a
+        local draft no source supports escalates (cascade), a local crash is retried on the
+        cloud (rescue), a cloud failure before its first token answers locally (fallback).
+        Each attempt is appended to `tried`; the last one is the answer."""
+
+        def attempt_on(decision: RouteDecision, on_cloud: bool) -> _Attempt:
+            tried.append(_Attempt(decision, CitationTracker(plan.visible, question), on_cloud))
+            return tried[-1]
+
+        attempt = attempt_on(decision, decision.route == "cloud")
         if decision.route == "local":
             features = QuestionFeatures.read(question)
             if "computation" in features.cues:
                 yield Status("working out the arithmetic")
                 attempt.hint = await self._calculate(question, plan, cancel)
             elif features.parts == 1 and (kind := value_kind(question)) is not None:
-                found = extract(kind, question, sources)
+                found = extract(kind, question, plan.found)
                 attempt.hint = None if found is None else found.line
         async for event in self._stream(attempt, question, plan, cancel):
             yield event
@@ -295,13 +329,13 @@ class Answerer:
             # Cascade: the local draft failed its check; the cloud answers, shown the draft.
             yield RouteDecided(escalation.route, escalation.model, escalation.reason)
             draft = attempt.written.text.strip()
-            attempt = _Attempt(escalation, CitationTracker(plan.visible, question), True)
+            attempt = attempt_on(escalation, True)
             async for event in self._stream(attempt, question, plan, cancel, draft):
                 yield event
         if attempt.crashed and (rescue := self.policy.rescue(question, attempt.error or "", route)):
             # The local model's process died: the cloud retries, where the user allows it.
             yield RouteDecided(rescue.route, rescue.model, rescue.reason)
-            attempt = _Attempt(rescue, CitationTracker(plan.visible, question), True)
+            attempt = attempt_on(rescue, True)
             async for event in self._stream(attempt, question, plan, cancel):
                 yield event
         if attempt.error and attempt.on_cloud and attempt.tokens == 0:
@@ -309,16 +343,22 @@ class Answerer:
             reason = f"cloud failed before its first token ({attempt.error}); answered locally"
             fallback = RouteDecision("fallback", self.local.model, reason)
             yield RouteDecided(fallback.route, fallback.model, fallback.reason)
-            attempt = _Attempt(fallback, CitationTracker(plan.visible, question))
+            attempt = attempt_on(fallback, False)
             async for event in self._stream(attempt, question, plan, cancel):
                 yield event
 
+    async def _finish(
+        self, finishing: _Finishing, attempt: _Attempt, conversation: Conversation | None
+    ) -> AsyncIterator[AnswerEvent]:
+        """The answer as shown (or, when no source supports it, what the documents do not
+        say), recorded (in its conversation: the next turn's context), then Finished or Failed."""
+        question, plan = finishing.question, finishing.plan
         answer = attempt.written.text.strip()
         cited = attempt.written.cited
         unsupported_draft = None
         if _unsupported(attempt):
             unsupported_draft = answer
-            answer = await self._not_in_documents(scope, sources)
+            answer = await self._not_in_documents(finishing.scope, plan.found)
             cited = []
             yield DraftReplaced(DRAFT_REPLACED)
         written = answer  # what a follow-up's prompt carries: the KV cache holds it as it is
@@ -328,8 +368,8 @@ class Answerer:
             route=attempt.decision.route,
             model=attempt.decision.model,
             reason=attempt.decision.reason,
-            started_at=started,
-            retrieved_at=retrieved,
+            started_at=finishing.started,
+            retrieved_at=finishing.retrieved,
             finished_at=time.perf_counter(),
             generation=attempt.generation,
         )
@@ -346,13 +386,21 @@ class Answerer:
         )
         grounded = attempt.tracker.grounded_share
         record = history_record(
-            question, scope, answer, status, attempt.error, metrics, cited, grounded, attempt.sent
+            question,
+            finishing.scope,
+            answer,
+            status,
+            attempt.error,
+            metrics,
+            cited,
+            grounded,
+            attempt.sent,
         )
+        turn = None
         if conversation is not None:
-            turn = None
             if status in ("finished", "declined"):  # a failed or stopped turn is not context
-                turn = Turn(question, standalone, attempt.user, written, plan.send)
-            record = _in_conversation(record, conversation, standalone, turn)
+                turn = Turn(question, finishing.standalone, attempt.user, written, plan.send)
+            record = _in_conversation(record, conversation, finishing.standalone, turn)
         history_id = await self.parts.record(record)
         if conversation is not None and turn is not None:
             conversation.turns.append(turn)

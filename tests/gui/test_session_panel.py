@@ -16,7 +16,7 @@ def _budget(
     docent: Docent, loop: qasync.QEventLoop, monthly_usd: float, *costs: float | None
 ) -> Budget:
     """The library's budget (a fresh library: nothing spent yet), then these answers' costs."""
-    budget = docent.budget
+    budget = docent.desk.budget
     budget.monthly_usd = monthly_usd
     loop.run_until_complete(budget.load())
     for cost in costs:

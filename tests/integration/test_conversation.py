@@ -9,6 +9,8 @@ from pathlib import Path
 
 from app.answering import Citation, Finished, InConversation, SourcesFound
 from app.answering.conversation import Conversation
+from app.answering.desk import ConversationDeleted
+from app.errors import DocentError
 from tests.conftest import docent
 from tests.documents import HANDBOOK_SECTIONS, write_pdf
 from tests.integration.conftest import index_all, opened, run
@@ -128,3 +130,34 @@ def test_the_cli_continues_lists_shows_and_deletes_conversations(tmp_path: Path)
         assert gone.returncode == 2
         assert f"there is no conversation {listed['id']}" in gone.stderr
     assert docent("history", "--json").stdout.strip() == "[]"  # its turns went with it
+
+
+def test_the_desk_tells_its_subscribers_of_a_deleted_conversation_and_refuses_unknown_ones(
+    tmp_path: Path,
+) -> None:
+    """Another front end (the window) follows a delete made elsewhere (the CLI of the same
+    Docent, an MCP client); an id that is not there is a clear error, not a silent no-op."""
+
+    async def scenario() -> tuple[list[object], list[str]]:
+        async with opened(embeddings=False) as docent:
+            desk = docent.desk
+            refusals = []
+            for attempt in (desk.latest(), desk.open(1), desk.delete(1)):
+                try:
+                    await attempt
+                except DocentError as refused:
+                    refusals.append(str(refused))
+            kept = await docent.library.create_conversation("How long are invoices kept?")
+            with desk.subscribe() as changes:
+                await desk.delete(kept)
+                events = [await anext(changes)]
+            assert await desk.conversations() == []
+            return events, refusals
+
+    events, refusals = run(scenario())
+    assert events == [ConversationDeleted(1)]
+    assert refusals == [
+        "there is no conversation to continue yet",
+        "there is no conversation 1",
+        "there is no conversation 1",
+    ]
