@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
 from sqlite_utils import Database
 
 from app.errors import DocentError
@@ -170,6 +173,52 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (document_id, part)
         )""",
     ),
+    # 8: conversation and history ids are never reused either (AUTOINCREMENT): a stale id, held
+    # by an MCP client or a CLI script, must not land in a newer conversation. An MCP client's
+    # conversation has a `handle`, the unguessable id the server gives the client: the only
+    # way a client reaches a conversation (the desktop's have none).
+    (
+        """CREATE TABLE conversations_new (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            title TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            handle TEXT UNIQUE
+        )""",
+        "INSERT INTO conversations_new (id, title, created_at, updated_at) "
+        "SELECT id, title, created_at, updated_at FROM conversations",
+        """CREATE TABLE history_new (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            asked_at TEXT NOT NULL,
+            question TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            status TEXT NOT NULL,
+            error TEXT,
+            route TEXT NOT NULL,
+            model TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            citations TEXT NOT NULL,
+            retrieval_s REAL,
+            ttft_s REAL,
+            total_s REAL NOT NULL,
+            prompt_tokens INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            tokens_per_s REAL,
+            cost_usd REAL,
+            grounded REAL,
+            sent TEXT,
+            conversation_id INTEGER REFERENCES conversations(id),
+            standalone TEXT,
+            turn TEXT
+        )""",
+        "INSERT INTO history_new SELECT * FROM history",
+        "DROP TABLE history",
+        "DROP TABLE conversations",
+        "ALTER TABLE conversations_new RENAME TO conversations",
+        "ALTER TABLE history_new RENAME TO history",
+        "CREATE INDEX history_by_conversation ON history(conversation_id, id)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -182,21 +231,25 @@ class SchemaError(DocentError):
     """A migration would leave the database inconsistent (it is rolled back)."""
 
 
-def migrate(db: Database) -> int:
-    """Bring the database to SCHEMA_VERSION, one transaction per step; returns the old version."""
-    current = int(db.execute("PRAGMA user_version").fetchone()[0])
-    if current > SCHEMA_VERSION:
-        raise SchemaTooNew(
-            f"the library was written by a newer Docent (schema {current} > {SCHEMA_VERSION})"
-        )
-    if current == SCHEMA_VERSION:
-        return current
+def migrate(db: Database, writing: Callable[[], AbstractContextManager[None]]) -> int:
+    """Bring the database to SCHEMA_VERSION, one transaction per step; returns the version found.
+
+    Several processes may open a library at once (the window and `docent serve-mcp` starting
+    together, three `docent` commands on a new library): each step runs under the write lock
+    (`writing`, BEGIN IMMEDIATE) and re-reads the version there, so a step another process has
+    made meanwhile is skipped, never made twice on a schema it has already changed."""
+    found = _version(db)  # outside the lock: an up-to-date library takes none
+    if found == SCHEMA_VERSION:
+        return found
     # Off for rebuilding tables; it cannot change inside a transaction, hence around them.
     enforced = int(db.execute("PRAGMA foreign_keys").fetchone()[0])
     db.execute("PRAGMA foreign_keys = OFF")
     try:
-        for version in range(current, SCHEMA_VERSION):
-            with db.atomic():
+        while True:
+            with writing():
+                version = _version(db)
+                if version == SCHEMA_VERSION:
+                    break
                 for statement in MIGRATIONS[version]:
                     db.execute(statement)
                 if broken := db.execute("PRAGMA foreign_key_check").fetchall():
@@ -204,4 +257,13 @@ def migrate(db: Database) -> int:
                 db.execute(f"PRAGMA user_version = {version + 1}")
     finally:
         db.execute(f"PRAGMA foreign_keys = {enforced}")
-    return current
+    return found
+
+
+def _version(db: Database) -> int:
+    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise SchemaTooNew(
+            f"the library was written by a newer Docent (schema {version} > {SCHEMA_VERSION})"
+        )
+    return version

@@ -31,6 +31,7 @@ from app.paths import private_file
 _BATCH = 64
 EMBEDDING_MODEL_KEY = "embedding_model"
 LOCK_TIMEOUT_S = 30  # SQLite's own wait for another process's write lock
+WAL_SIZE_LIMIT = 64 * 1024 * 1024
 _LOCK_ATTEMPTS = 3
 _CHUNK_ROWS = """SELECT c.id, c.document_id, d.path, d.title, c.ordinal, c.page, c.page_label,
                         c.heading, c.text
@@ -167,9 +168,16 @@ class Store:
         connection = sqlite3.connect(path, isolation_level=None, timeout=LOCK_TIMEOUT_S)
         self.db = Database(connection)
         self.db.enable_wal()
-        for pragma in ("synchronous = NORMAL", "foreign_keys = ON", "temp_store = MEMORY"):
+        for pragma in (
+            "synchronous = NORMAL",
+            "foreign_keys = ON",
+            "temp_store = MEMORY",
+            # The WAL is truncated back to this after a checkpoint: without it, the file keeps
+            # the size it grew to under a long reader (an index run beside a slow search).
+            f"journal_size_limit = {WAL_SIZE_LIMIT}",
+        ):
             self.db.execute(f"PRAGMA {pragma}")
-        migrate(self.db)
+        migrate(self.db, self.writing)
 
     def close(self) -> None:
         self.db.close()

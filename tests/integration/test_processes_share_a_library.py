@@ -11,6 +11,8 @@ import sys
 from contextlib import AsyncExitStack
 from pathlib import Path
 
+from app.index.schema import SCHEMA_VERSION
+from app.index.store import Store
 from app.llm.engine import CancelToken
 from app.paths import Paths
 from app.processes import free_loopback_port, serving
@@ -18,6 +20,7 @@ from tests.conftest import REPO
 from tests.documents import write_pdf
 from tests.integration.conftest import index_all, opened, run
 from tests.integration.test_mcp_server import READY, SERVE, http_client, text_of
+from tests.unit.test_schema import written_by_release
 
 QUESTIONS = ("How long are customer invoices kept?", "How are personal data protected?")
 
@@ -96,3 +99,41 @@ def test_the_app_the_cli_and_the_mcp_server_index_and_answer_at_once(
     documents, questions = run(library())
     assert documents == {str(path) for path in [seed, *by_cli, *by_app]}
     assert sorted(questions) == sorted(QUESTIONS * 2)
+
+
+OPEN_LIBRARY = """
+import sys
+from pathlib import Path
+from app.index.store import Store
+store = Store(Path(sys.argv[1]))
+print(store.db.execute("PRAGMA user_version").fetchone()[0])
+store.close()
+"""
+
+
+def test_processes_opening_a_new_or_an_older_library_at_once_all_open_it(tmp_path: Path) -> None:
+    """The window and `docent serve-mcp` start together, or three `docent` commands run on a new
+    library: every one opens it, and it opens again afterwards (a migration step made twice on
+    a schema already changed failed them, and once left a library that never opened again)."""
+    rounds = 8
+    for number in range(2 * rounds):
+        path = tmp_path / f"library-{number}.sqlite3"
+        if number % 2:  # an older release's library: every step after its schema 3 is run
+            written_by_release(path, 3).close()
+        started = [
+            subprocess.Popen(
+                [sys.executable, "-c", OPEN_LIBRARY, str(path)],
+                cwd=REPO,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(3)
+        ]
+        for process in started:
+            out, err = process.communicate(timeout=120)
+            assert process.returncode == 0, err
+            assert int(out) == SCHEMA_VERSION
+        store = Store(path)  # and it opens again
+        assert {"conversations", "history", "summaries"} <= set(store.db.table_names())
+        store.close()

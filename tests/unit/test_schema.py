@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 
 from app.documents import Chunk
+from app.index import conversations
 from app.index.schema import MIGRATIONS, SCHEMA_VERSION, SchemaTooNew
-from app.index.store import HistoryRecord, NewDocument, Spending, Store
+from app.index.store import WAL_SIZE_LIMIT, HistoryRecord, NewDocument, Spending, Store
 
 
 def test_a_new_library_is_created_at_the_current_schema_in_wal_mode(tmp_path: Path) -> None:
@@ -15,6 +16,8 @@ def test_a_new_library_is_created_at_the_current_schema_in_wal_mode(tmp_path: Pa
     try:
         assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        # The WAL shrinks back after a checkpoint instead of keeping its largest size.
+        assert store.db.execute("PRAGMA journal_size_limit").fetchone()[0] == WAL_SIZE_LIMIT
         assert {"documents", "chunks", "chunks_fts", "vectors", "history", "meta"} <= set(
             store.db.table_names()
         )
@@ -64,6 +67,40 @@ def test_ids_of_removed_documents_and_chunks_are_never_reused(tmp_path: Path) ->
         store.close()
     assert second.document_id > first.document_id
     assert chunk_id == 3  # after the removed document's chunks 1 and 2
+
+
+def test_ids_of_deleted_conversations_and_answers_are_never_reused(tmp_path: Path) -> None:
+    """A stale id (an MCP client's, a script's) must not land in a newer conversation."""
+    store = Store(tmp_path / "library.sqlite3")
+    try:
+        first = conversations.create(store, "first")
+        answer = store.add_history(replace(_history(), conversation_id=first))
+        conversations.delete(store, first)  # the newest conversation and its answer
+        second = conversations.create(store, "second")
+        again = store.add_history(replace(_history(), conversation_id=second))
+    finally:
+        store.close()
+    assert second > first
+    assert again > answer
+
+
+def test_conversations_kept_by_the_previous_release_survive_its_migration(tmp_path: Path) -> None:
+    path = tmp_path / "library.sqlite3"
+    connection = written_by_release(path, schema=7)
+    connection.execute("INSERT INTO conversations VALUES (4, 'kept?', 'then', 'then')")
+    values = ", ".join(["?"] * 23)
+    row = [9, "then", "kept?", "[]", "yes", "finished", None, "local", "m", "why", "[]"]
+    row += [0.1, 0.2, 0.3, 10, 5, 4.0, 0.0, 1.0, None, 4, "kept?", '{"user": "u"}']
+    connection.execute(f"INSERT INTO history VALUES ({values})", row)
+    connection.close()
+    store = Store(path)
+    try:
+        (kept,) = conversations.listing(store)
+        (entry,) = conversations.turns(store, 4) or []
+    finally:
+        store.close()
+    assert (kept.id, kept.title, kept.turns) == (4, "kept?", 1)
+    assert (entry.id, entry.answer, entry.turn) == (9, "yes", {"user": "u"})
 
 
 def test_the_autoincrement_migration_keeps_documents_chunks_text_and_vectors(
