@@ -121,6 +121,7 @@ class Conversation:
     id: int | None = None
     turns: list[Turn] = field(default_factory=list)
     entries: tuple[HistoryEntry, ...] = ()
+    handle: str | None = None  # what an MCP client calls it (its own conversations only)
     _recording: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
 
     async def recorded_id(self, library: Library, question: str) -> int:
@@ -128,7 +129,7 @@ class Conversation:
         asked before the first one's row exists waits for it (it made a second row)."""
         async with self._recording:
             if self.id is None:
-                self.id = await library.create_conversation(question)
+                self.id = await library.create_conversation(question, self.handle)
         return self.id
 
     @classmethod

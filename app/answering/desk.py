@@ -184,6 +184,18 @@ class Desk:
         """A kept conversation with its recorded answers, ready for its next question."""
         return await reopen(self.library, conversation_id)
 
+    async def open_handle(self, handle: str) -> Conversation:
+        """An MCP client's conversation, by the handle it was given: a client reaches its own
+        conversations only (the desktop's have no handle, and handles cannot be guessed)."""
+        conversation_id = await self.library.conversation_by_handle(handle)
+        if conversation_id is None:
+            raise ConversationNotFound(
+                "there is no such conversation (pass the conversation_id of an earlier answer)"
+            )
+        conversation = await self.open(conversation_id)
+        conversation.handle = handle
+        return conversation
+
     async def latest(self) -> Conversation:
         """The conversation continued last."""
         conversation_id = await self.library.latest_conversation()

@@ -23,15 +23,16 @@ class ConversationInfo:
     turns: int
 
 
-def create(store: Store, first_question: str) -> int:
+def create(store: Store, first_question: str, handle: str | None = None) -> int:
+    """A new conversation; `handle` is the id an MCP client knows it by (None: the desktop's)."""
     now = datetime.now(UTC).isoformat(timespec="microseconds")  # orders the list
     title = " ".join(first_question.split())
     if len(title) > TITLE_CHARS:
         title = title[: TITLE_CHARS - 1] + "…"
     with store.writing():
         cursor = store.db.execute(
-            "INSERT INTO conversations (title, created_at, updated_at) VALUES (?, ?, ?)",
-            [title, now, now],
+            "INSERT INTO conversations (title, created_at, updated_at, handle) VALUES (?, ?, ?, ?)",
+            [title, now, now, handle],
         )
     return int(cursor.lastrowid or 0)
 
@@ -50,6 +51,11 @@ def latest(store: Store) -> int | None:
     row = store.db.execute(
         "SELECT id FROM conversations ORDER BY updated_at DESC, id DESC LIMIT 1"
     ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def by_handle(store: Store, handle: str) -> int | None:
+    row = store.db.execute("SELECT id FROM conversations WHERE handle = ?", [handle]).fetchone()
     return None if row is None else int(row[0])
 
 

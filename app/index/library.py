@@ -239,8 +239,12 @@ class Library:
 
     # --- conversations -------------------------------------------------------------------------
 
-    async def create_conversation(self, first_question: str) -> int:
-        return await self.write(lambda store: conversations.create(store, first_question))
+    async def create_conversation(self, first_question: str, handle: str | None = None) -> int:
+        """A new conversation; `handle`: the id an MCP client knows it by."""
+        return await self.write(lambda store: conversations.create(store, first_question, handle))
+
+    async def conversation_by_handle(self, handle: str) -> int | None:
+        return await self.read(lambda store: conversations.by_handle(store, handle))
 
     async def conversations(self) -> list[ConversationInfo]:
         """Every conversation, the most recently continued first."""

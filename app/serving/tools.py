@@ -8,6 +8,7 @@ and page text comes from the index, so no argument can make the server open a fi
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
@@ -117,8 +118,9 @@ class Answer(BaseModel):
         "documents do not seem to answer the question, and which ones were searched."
     )
     cancelled: bool
-    conversation_id: int = Field(
-        description="Pass it back as `conversation_id` to ask a follow-up question."
+    conversation_id: str = Field(
+        description="Pass it back as `conversation_id` to ask a follow-up question (it names "
+        "this client's conversation; nobody else's can be reached)."
     )
     standalone: str = Field(
         description="The question as the documents were searched for it (a follow-up borrows "
@@ -155,6 +157,15 @@ class LibraryTools:
             raise ToolError(f"{error} (see the list_documents tool)") from None
         except AmbiguousDocument as error:
             raise ToolError(str(error)) from None
+
+    def allow(self, route: str | None) -> None:
+        """The user's routing mode wins over any client: a client may not send to the cloud
+        what the user keeps on this computer (privacy `never` is the router's own refusal)."""
+        if route == "cloud" and self.docent.settings.routing.mode == "local":
+            raise ToolError(
+                "Docent's user keeps answers on this computer (routing: local only): "
+                "the cloud route is not available"
+            )
 
     async def search(self, query: str, k: int, documents: Sequence[str] | None) -> SearchResults:
         if not query.strip():
@@ -204,14 +215,15 @@ class LibraryTools:
         route: Literal["local", "cloud"] | None,
         documents: Sequence[str] | None,
         ctx: Context,
-        conversation_id: int | None = None,
+        conversation_id: str | None = None,
     ) -> Answer:
+        self.allow(route)
         scope = [d.id for d in await self.resolve(documents)] if documents else None
         desk = self.docent.desk
-        conversation = Conversation()
+        conversation = Conversation(handle=secrets.token_urlsafe(18))
         if conversation_id is not None:
             try:
-                conversation = await desk.open(conversation_id)
+                conversation = await desk.open_handle(conversation_id)
             except ConversationNotFound as missing:
                 raise ToolError(str(missing)) from None
         cancel = CancelToken()
@@ -234,12 +246,12 @@ class LibraryTools:
                     case Failed(error=error):
                         raise ToolError(error)
                     case Finished() as finished:
-                        assert conversation.id is not None  # set before the answer streams
                         if replaced:  # the client has shown the draft: say so, then the answer
                             sent += 1
                             note = f"\n\n[{replaced}]\n\n{finished.answer}"
                             await ctx.report_progress(sent, None, note)
-                        return _answer(question, finished, conversation.id, standalone)
+                        assert conversation.handle is not None  # every client conversation has one
+                        return _answer(question, finished, conversation.handle, standalone)
         finally:
             cancel.cancel()  # the client went away mid-answer: stop generating for it
         raise ToolError("the answer ended without a result")  # the answerer always ends one
@@ -251,6 +263,7 @@ class LibraryTools:
         route: Literal["local", "cloud"] | None,
         ctx: Context,
     ) -> DocumentSummaryText:
+        self.allow(route)
         (found,) = await self.resolve([document])
         try:
             job = await self.docent.desk.summary(found.id, chapter)
@@ -306,7 +319,7 @@ def _cited(source: Source) -> CitedSource:
     )
 
 
-def _answer(question: str, finished: Finished, conversation_id: int, standalone: str) -> Answer:
+def _answer(question: str, finished: Finished, conversation_id: str, standalone: str) -> Answer:
     return Answer(
         question=question,
         answer=finished.answer,
@@ -388,7 +401,7 @@ def build_server(docent: Docent, token_verifier: TokenVerifier | None = None) ->
             Field(description="Only these documents (id, file name or indexed path)."),
         ] = None,
         conversation_id: Annotated[
-            int | None,
+            str | None,
             Field(
                 description="A follow-up in this conversation (an earlier answer's "
                 "conversation_id); default: a new conversation."

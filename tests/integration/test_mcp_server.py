@@ -187,9 +187,13 @@ async def ask(client: Client) -> None:
     assert followed["conversation_id"] == answer["conversation_id"]
     assert followed["standalone"] == f"{QUESTION} {follow_up}"
     assert followed["metrics"]["cached_tokens"] > metrics["prompt_tokens"]
-    unknown = await client.call_tool("ask", {"question": "why?", "conversation_id": 999_999})
-    assert unknown.is_error
-    assert text_of(unknown).endswith("there is no conversation 999999")
+    # A conversation is reached by the id the server gave its client, never by the library's
+    # own sequential number (the desktop's conversations have none a client could pass).
+    assert len(answer["conversation_id"]) >= 24
+    for guess in ("1", "2", "999999"):
+        unknown = await client.call_tool("ask", {"question": "why?", "conversation_id": guess})
+        assert unknown.is_error
+        assert "there is no such conversation" in text_of(unknown)
 
 
 async def summarize(client: Client) -> None:
@@ -219,6 +223,13 @@ async def summarize(client: Client) -> None:
     missing = await client.call_tool("summarize_document", {"document": POLICY, "chapter": "9"})
     assert missing.is_error
     assert "has no chapter 9" in text_of(missing)
+    # A question that asks for a summary gets it (the stored one), in a conversation of its own.
+    asked = await client.call_tool(
+        "ask", {"question": "What is this document about?", "documents": [POLICY]}
+    )
+    assert not asked.is_error, text_of(asked)
+    assert asked.structured_content["answer"] == summary["summary"]
+    assert asked.structured_content["metrics"]["route"] == "cache"
 
 
 @pytest.fixture

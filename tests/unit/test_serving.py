@@ -9,7 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcp.server.mcpserver.exceptions import ToolError
 
+from app.bootstrap import Docent
+from app.paths import Paths
 from app.secrets import PlaintextFileKeyring, SecretStore
 from app.serving.config import client_config
 from app.serving.http import (
@@ -20,6 +23,7 @@ from app.serving.http import (
     is_loopback,
 )
 from app.serving.run import serve_mcp
+from app.serving.tools import LibraryTools
 
 
 @pytest.mark.parametrize(
@@ -110,3 +114,18 @@ def test_contradictory_command_lines_are_refused(
     transport, host, port, new_token = arguments
     with pytest.raises(ServingError, match=error):
         serve_mcp(transport, host, port, new_token)  # type: ignore[arg-type]
+
+
+def test_a_client_cannot_send_to_the_cloud_what_the_user_keeps_local(
+    isolated_paths: Paths,
+) -> None:
+    """Routing "local only" is the user's rule: a client's route="cloud" is refused (before any
+    model or cloud is touched), and its local or default route is not."""
+    isolated_paths.settings_file.write_text(json.dumps({"routing": {"mode": "local"}}))
+    tools = LibraryTools(Docent.from_environment(embeddings=False))
+    with pytest.raises(ToolError, match="routing: local only"):
+        tools.allow("cloud")
+    tools.allow("local")
+    tools.allow(None)
+    with pytest.raises(ToolError, match="routing: local only"):
+        asyncio.run(tools.summarize("report.pdf", None, "cloud", None))  # type: ignore[arg-type]
