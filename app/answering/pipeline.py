@@ -134,6 +134,12 @@ class _Attempt:
 
 
 @dataclass(frozen=True, slots=True)
+class _Asked:
+    question: str  # as the user asked it
+    standalone: str  # as retrieval read it (a follow-up borrows the earlier question's words)
+
+
+@dataclass(frozen=True, slots=True)
 class _Finishing:
     """What the answer's record needs besides the attempt that answered."""
 
@@ -290,7 +296,8 @@ class Answerer:
         yield RouteDecided(decision.route, decision.model, decision.reason)
 
         tried: list[_Attempt] = []
-        async for event in self._on_routes(decision, question, plan, cancel, route, tried):
+        asked = _Asked(question, standalone)
+        async for event in self._on_routes(decision, asked, plan, cancel, route, tried):
             yield event
         finishing = _Finishing(question, scope, standalone, plan, started, retrieved)
         async for event in self._finish(finishing, tried[-1], conversation):
@@ -299,7 +306,7 @@ class Answerer:
     async def _on_routes(
         self,
         decision: RouteDecision,
-        question: str,
+        asked: _Asked,
         plan: Plan,
         cancel: CancelToken,
         route: Route | None,
@@ -309,6 +316,7 @@ class Answerer:
         local draft no source supports escalates (cascade), a local crash is retried on the
         cloud (rescue), a cloud failure before its first token answers locally (fallback).
         Each attempt is appended to `tried`; the last one is the answer."""
+        question = asked.question
 
         def attempt_on(decision: RouteDecision, on_cloud: bool) -> _Attempt:
             tried.append(_Attempt(decision, CitationTracker(plan.visible, question), on_cloud))
@@ -323,20 +331,20 @@ class Answerer:
             elif features.parts == 1 and (kind := value_kind(question)) is not None:
                 found = extract(kind, question, plan.found)
                 attempt.hint = None if found is None else found.line
-        async for event in self._stream(attempt, question, plan, cancel):
+        async for event in self._stream(attempt, asked, plan, cancel):
             yield event
         if (escalation := self._draft_check(attempt, question)) is not None:
             # Cascade: the local draft failed its check; the cloud answers, shown the draft.
             yield RouteDecided(escalation.route, escalation.model, escalation.reason)
             draft = attempt.written.text.strip()
             attempt = attempt_on(escalation, True)
-            async for event in self._stream(attempt, question, plan, cancel, draft):
+            async for event in self._stream(attempt, asked, plan, cancel, draft):
                 yield event
         if attempt.crashed and (rescue := self.policy.rescue(question, attempt.error or "", route)):
             # The local model's process died: the cloud retries, where the user allows it.
             yield RouteDecided(rescue.route, rescue.model, rescue.reason)
             attempt = attempt_on(rescue, True)
-            async for event in self._stream(attempt, question, plan, cancel):
+            async for event in self._stream(attempt, asked, plan, cancel):
                 yield event
         if attempt.error and attempt.on_cloud and attempt.tokens == 0:
             # The cloud failed before its first token: answer locally, and say so.
@@ -344,7 +352,7 @@ class Answerer:
             fallback = RouteDecision("fallback", self.local.model, reason)
             yield RouteDecided(fallback.route, fallback.model, fallback.reason)
             attempt = attempt_on(fallback, False)
-            async for event in self._stream(attempt, question, plan, cancel):
+            async for event in self._stream(attempt, asked, plan, cancel):
                 yield event
 
     async def _finish(
@@ -456,28 +464,26 @@ class Answerer:
     async def _stream(
         self,
         attempt: _Attempt,
-        question: str,
+        asked: _Asked,
         plan: Plan,
         cancel: CancelToken,
         draft: str = "",
     ) -> AsyncIterator[AnswerEvent]:
         routing = self.settings.routing
+        question = asked.question
         engine = self.parts.engine(attempt.decision, attempt.on_cloud)
         if engine is None:
             attempt.error = NO_CLOUD
             return
-        if attempt.on_cloud:
-            names = routing.privacy == "standard"
+        if attempt.on_cloud and routing.privacy == "excerpts":
+            # The contract: the question and the excerpts, nothing else. No earlier turn (their
+            # answers may name other documents, and a name a model rewrote escapes any
+            # scrubbing): a follow-up goes as it was searched, with every excerpt it found.
+            messages = build_messages(self._system, asked.standalone, plan.found, names=False)
+        elif attempt.on_cloud:
             messages = build_messages(
-                self._system, question, plan.send, names=names, history=_turns(plan, names)
+                self._system, question, plan.send, names=True, history=_turns(plan, True)
             )
-            if draft:
-                messages[-1] = Message(
-                    "user",
-                    messages[-1].content
-                    + f"\n\nA smaller model drafted this answer; it may be wrong:\n{draft}",
-                )
-            attempt.sent = tuple(messages)
         else:
             messages = build_messages(
                 self._system,
@@ -487,6 +493,14 @@ class Answerer:
                 hint=attempt.hint,
                 history=_turns(plan, self._local_names),
             )
+        if attempt.on_cloud:
+            if draft:
+                messages[-1] = Message(
+                    "user",
+                    messages[-1].content
+                    + f"\n\nA smaller model drafted this answer; it may be wrong:\n{draft}",
+                )
+            attempt.sent = tuple(messages)
         attempt.user = messages[-1].content
         request = GenerationRequest(
             messages,

@@ -308,7 +308,7 @@ def test_privacy_excerpts_sends_no_file_names_and_records_what_was_sent(tmp_path
     assert history(library)[0].sent[1]["content"] == sent
 
 
-def test_in_excerpts_mode_a_follow_up_sends_no_file_name_an_earlier_answer_quoted(
+def test_in_excerpts_mode_a_follow_up_sends_no_earlier_answer_that_quoted_a_file_name(
     tmp_path: Path,
 ) -> None:
     # Without the cascade the local model sees file names: its answer may quote them.
@@ -324,7 +324,8 @@ def test_in_excerpts_mode_a_follow_up_sends_no_file_name_an_earlier_answer_quote
     asyncio.run(ask(QUESTION, "local"))
     asyncio.run(ask("Why?", None))
     sent = "\n".join(message.content for message in cloud.requests[0].messages)
-    assert "As the document says under the section, seven years." in sent
+    assert [m.role for m in cloud.requests[0].messages] == ["system", "user"]  # no earlier turn
+    assert "As " not in sent and "says" not in sent
     assert "report" not in sent.lower()
     assert "retention" not in sent.lower()
 
@@ -433,3 +434,28 @@ def test_a_supported_answer_is_given_whole(tmp_path: Path) -> None:
     finished = collect(answerer, "How long are customer invoices kept?")[-1]
     assert finished.unsupported_draft is None
     assert finished.answer == "Customer invoices are retained for seven years [1]."
+
+
+def test_privacy_excerpts_sends_a_follow_up_without_the_conversation(tmp_path: Path) -> None:
+    """`excerpts` means the question and the excerpts: a follow-up on the cloud carries none of
+    the earlier turns (an earlier answer named another document, as a declined one does: "Searched
+    3 documents (secret-plan.xlsx, …)"), only the question as it was searched and its excerpts."""
+    first = "Searched 2 documents (secret-plan.xlsx, report.pdf); see Secret Plan, sheet 2."
+    cloud = ScriptedEngine([first, "Seven years."], model="gw/big")
+    answerer, library = cloud_answerer(tmp_path, cloud, ScriptedEngine(["x"]), privacy="excerpts")
+    conversation = Conversation()
+
+    async def converse() -> None:
+        for question in (QUESTION, "And why?"):
+            async for _ in answerer.answer(question, conversation=conversation):
+                pass
+
+    asyncio.run(converse())
+    follow_up = cloud.requests[1].messages
+    assert [m.role for m in follow_up] == ["system", "user"]  # no earlier turn
+    sent = follow_up[-1].content
+    assert sent.endswith(f"Question: {QUESTION} And why?")  # as it was searched
+    assert "[1]\n" in sent  # the excerpts, numbered, without file names or pages
+    for leak in ("secret", "Secret", "report.pdf", "page", "Searched"):
+        assert leak not in sent
+    assert history(library)[0].sent == [{"role": m.role, "content": m.content} for m in follow_up]
