@@ -96,10 +96,11 @@ class DocumentReader:
         """Start the child now rather than at the first request (it imports PyMuPDF)."""
         await self._thread.run(self._ready_child)
 
-    def parse(self, path: Path) -> AsyncGenerator[ReadEvent, None]:
+    def parse(self, path: Path, within: Path | None = None) -> AsyncGenerator[ReadEvent, None]:
         """The document's chunks as they are read; DocumentError (with the reason) if it cannot
-        be. Closing the stream early stops the child (the next request starts another)."""
-        return self._thread.stream(lambda emit: self._parse(path, emit))
+        be. `within`: the real folder the file must lie in when the child opens it (links.py).
+        Closing the stream early stops the child (the next request starts another)."""
+        return self._thread.stream(lambda emit: self._parse(path, within, emit))
 
     async def render(
         self,
@@ -155,10 +156,11 @@ class DocumentReader:
 
     # --- on the reader's thread --------------------------------------------------------------
 
-    def _parse(self, path: Path, emit: Emitter[ReadEvent]) -> None:
+    def _parse(self, path: Path, within: Path | None, emit: Emitter[ReadEvent]) -> None:
         request = {
             "op": "parse",
             "path": str(path),
+            "within": None if within is None else str(within),
             "max_unpacked": self.limits.max_unpacked_bytes,
         }
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from app.documents.chunking import chunk_pages
 from app.documents.formats import Format, UnsupportedFormat, detect
+from app.documents.links import LEADS_OUTSIDE, real_inside
 from app.documents.ocr import read_page
 from app.documents.parse import DocumentError, PageText, mupdf, open_document
 from app.documents.render import render_page
@@ -40,7 +41,13 @@ def main() -> int:
         request = json.loads(line)
         try:
             if request["op"] == "parse":
-                parse(Path(request["path"]), request.get("max_unpacked"), send)
+                path = Path(request["path"])
+                if (within := request.get("within")) is not None:
+                    # Checked here, at the open: the parent's check may be seconds old.
+                    if (real := real_inside(path, Path(within))) is None:
+                        raise DocumentError(LEADS_OUTSIDE)
+                    path = real
+                parse(path, request.get("max_unpacked"), send)
             elif request["op"] == "ocr":
                 ocr(Path(request["path"]), request["page"], send)
             else:

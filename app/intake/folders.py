@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.documents import is_document_name
+from app.documents.links import LEADS_OUTSIDE, real_inside
+from app.errors import DocentError
 
 
 @dataclass(slots=True)
@@ -22,6 +24,23 @@ class Collected:
     files: list[Path] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)  # with the reason
     missing: list[Path] = field(default_factory=list)  # given, but not there
+    # The real folder each file found in a folder must still lie in when it is read: a file
+    # swapped for a link out of it after this walk is refused then (a file given by itself has
+    # none: following its link is the user's choice).
+    roots: dict[Path, Path] = field(default_factory=dict)
+    outside: list[Path] = field(default_factory=list)  # links out of the folder, skipped
+
+
+def still_inside(path: Path, real_root: Path) -> Path:
+    """`path`'s real place, if it still lies inside `real_root`; else OutsideLink."""
+    real = real_inside(path, real_root)
+    if real is None:
+        raise OutsideLink(LEADS_OUTSIDE)
+    return real
+
+
+class OutsideLink(DocentError):
+    """A file that was inside the chosen folder now leads out of it."""
 
 
 def collect_files(paths: Iterable[Path], within: Sequence[Path] | None = None) -> Collected:
@@ -35,11 +54,13 @@ def collect_files(paths: Iterable[Path], within: Sequence[Path] | None = None) -
             root = next((b for b in bounds if path.is_relative_to(b[0])), None)
             if root is None or not _inside(path, root[1]):
                 collected.skipped.append((path, _outside(root[0] if root else None)))
+                collected.outside.append(path)
                 continue
             if path.is_dir():
                 _walk(path, root, collected)
             elif path.exists():
                 collected.files.append(_within(path, root))
+                collected.roots[collected.files[-1]] = root[1]
         elif path.is_dir():
             _walk(path, (path, Path(os.path.realpath(path))), collected)
         elif path.exists() or path.is_symlink():
@@ -77,9 +98,11 @@ def _walk(folder: Path, root: tuple[Path, Path], collected: Collected) -> None:
                 skipped.append((path, _why_unreachable(path)))
             elif not _inside(Path(os.path.realpath(path)), root[1]):
                 skipped.append((path, _outside(root[0])))
+                collected.outside.append(path)
             else:
                 found.append(_within(path, root))
     collected.files += sorted(found)
+    collected.roots |= dict.fromkeys(found, root[1])
 
 
 def _inside(real: Path, real_root: Path) -> bool:

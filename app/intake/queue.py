@@ -49,7 +49,7 @@ from app.intake.events import (
     PagesParsed,
     WatchProblem,
 )
-from app.intake.folders import collect_files
+from app.intake.folders import OutsideLink, collect_files, still_inside
 from app.intake.watch import FolderChanges, FolderWatch
 from app.workers import Subscription, publish
 
@@ -209,9 +209,11 @@ class Intake:
         ]
         for problem in outcomes:
             self._publish(problem)
+        # A watched file that became a link out of its folder: its document goes too.
+        removed += await self._remove_indexed(collected.outside)
         for position, path in enumerate(files, start=1):
             self._publish(FileStarted(path, position, len(files)))
-            outcome = await self._index_file(path, batch.force)
+            outcome = await self._index_file(path, batch.force, collected.roots.get(path))
             outcomes.append(outcome)
             self._publish(outcome)
         return (
@@ -220,6 +222,10 @@ class Intake:
             sum(isinstance(o, FileFailed) for o in outcomes),
             removed,
         )
+
+    async def _remove_indexed(self, paths: Sequence[Path]) -> int:
+        indexed = {d.path for d in await self.library.documents()}
+        return await self._remove([str(path) for path in paths if str(path) in indexed])
 
     async def _remove(self, paths: list[str]) -> int:
         by_path = {d.path: d for d in await self.library.documents()}
@@ -272,9 +278,15 @@ class Intake:
 
     # --- one file ----------------------------------------------------------------------------
 
-    async def _index_file(self, path: Path, force: bool) -> FileIndexed | FileSkipped | FileFailed:
+    async def _index_file(
+        self, path: Path, force: bool, within: Path | None
+    ) -> FileIndexed | FileSkipped | FileFailed:
+        """`within`: the real folder the file must still lie in (see folders.still_inside)."""
         try:
-            return await self._read_and_write(path, force)
+            return await self._read_and_write(path, force, within)
+        except OutsideLink as error:  # swapped for a link since the walk: as the walk skips it
+            await self._remove_indexed([path])
+            return FileSkipped(path, str(error))
         except DocumentError as error:
             return FileFailed(path, str(error))
         except sqlite3.Error as error:
@@ -289,22 +301,25 @@ class Intake:
             return FileFailed(path, f"could not be indexed: {error!r}")
 
     async def _read_and_write(
-        self, path: Path, force: bool
+        self, path: Path, force: bool, within: Path | None
     ) -> FileIndexed | FileSkipped | FileFailed:
-        stat = await asyncio.to_thread(path.stat)
+        # Checked again now (the walk may be minutes old) and again by the reader, which opens
+        # the real place it checked: a link swapped in meanwhile is never followed out.
+        real = path if within is None else still_inside(path, within)
+        stat = await asyncio.to_thread(real.stat)
         if not S_ISREG(stat.st_mode):  # opening a pipe would wait for a writer forever
             return FileFailed(path, "not a regular file (a pipe, a device or a socket)")
         previous = None if force else await self.library.document_by_path(str(path))
         if previous and (previous.size, previous.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
             return FileSkipped(path, "unchanged since it was indexed")
-        digest = await asyncio.to_thread(sha256_of, path)
+        digest = await asyncio.to_thread(sha256_of, real)
         if previous and previous.sha256 == digest:
             return FileSkipped(path, "unchanged content")
         opened: Opened | None = None
         note: str | None = None
         ocr_pages: tuple[int, ...] = ()
         chunks: list[Chunk] = []
-        async with contextlib.aclosing(self.reader.parse(path)) as events:
+        async with contextlib.aclosing(self.reader.parse(path, within)) as events:
             async for event in events:
                 match event:
                     case Opened():

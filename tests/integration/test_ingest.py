@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import struct
 import zipfile
 from importlib import resources
@@ -10,10 +11,12 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from app.documents import DocumentError
+from app.documents.links import LEADS_OUTSIDE
 from app.documents.parse import open_document
 from app.documents.render import MAX_PREVIEW_PIXELS
 from app.index import AmbiguousDocument, DocumentInfo, DocumentNotFound
-from app.intake import FileIndexed, FileSkipped, FileStarted, PagesParsed
+from app.intake import FileIndexed, FileRemoved, FileSkipped, FileStarted, PagesParsed, queue
 from tests.documents import REPORT_SECTIONS, write_long_pdf, write_mobi, write_pdf, write_xps
 from tests.integration.conftest import index_all, opened, run
 
@@ -291,3 +294,49 @@ def test_a_poster_sized_page_is_previewed_within_a_bounded_picture(tmp_path: Pat
     width, height = struct.unpack(">II", png[16:24])  # the PNG header's IHDR
     assert width * height <= MAX_PREVIEW_PIXELS
     assert width == height > 1000  # scaled down, not refused
+
+
+def test_a_file_swapped_for_a_link_out_of_its_folder_is_never_read_and_its_document_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folder rule holds when the file is read, not only when the folder was walked: a file
+    replaced by a link to a file outside between the walk and the read is not indexed from the
+    target, and the document it was is removed (as when the walk itself finds the link)."""
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    notes = folder / "notes.txt"
+    notes.write_text("The boat leaves at dawn from the north pier.", "utf-8")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("The vault code is 4471 and the key is under the mat.", "utf-8")
+    walk = queue.collect_files
+    walks: list[object] = []
+
+    def walk_then_swap(*arguments: object, **options: object) -> object:
+        walks.append(walk(*arguments, **options))  # type: ignore[arg-type]
+        if len(walks) == 2:  # the second run: after its walk, before its read
+            notes.unlink()
+            notes.symlink_to(secret)
+        return walks[-1]
+
+    monkeypatch.setattr(queue, "collect_files", walk_then_swap)
+
+    async def scenario() -> tuple[list[object], list[str], list[str], list[object]]:
+        async with opened(embeddings=False) as docent:
+            await index_all(docent, [folder])
+            before = [d.name for d in await docent.library.documents()]
+            events = await index_all(docent, [folder])
+            after = [d.name for d in await docent.library.documents()]
+            found = await docent.library.search("vault code", 5)
+            # The reader checks again as it opens the file (the parent's check may be old).
+            with pytest.raises(DocumentError, match="outside the chosen folder"):
+                async with contextlib.aclosing(docent.reader.parse(notes, folder)) as read:
+                    [event async for event in read]
+            return events, before, after, found
+
+    events, before, after, found = run(scenario())
+    assert before == ["notes.txt"]
+    assert after == []
+    assert found == []
+    skipped = [e for e in events if isinstance(e, FileSkipped)]
+    assert [e.reason for e in skipped] == [LEADS_OUTSIDE]
+    assert any(isinstance(e, FileRemoved) and e.path == str(notes) for e in events)
