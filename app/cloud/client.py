@@ -271,7 +271,8 @@ def read_result(result: CallToolResult, settings: McpServerSettings) -> CloudAns
         # Passed through as JSON text; an answer that merely is JSON stays the answer.
         passed_through = _json_object(text) or {}
         structured = passed_through if _chat_completion_choice(passed_through) else structured
-    usage = structured.get("usage") or {}
+    usage = structured.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
     finish_reason = structured.get("finish_reason", "stop")
     answer = structured.get("text", text)
     if completion := _chat_completion_choice(structured):
@@ -279,10 +280,23 @@ def read_result(result: CallToolResult, settings: McpServerSettings) -> CloudAns
         finish_reason = completion.get("finish_reason") or "stop"
     return CloudAnswer(
         text=_without_footer(str(answer), settings.footer_line),
-        prompt_tokens=usage.get("prompt_tokens"),
-        completion_tokens=usage.get("completion_tokens"),
+        prompt_tokens=_count(usage.get("prompt_tokens")),
+        completion_tokens=_count(usage.get("completion_tokens")),
         finish_reason=str(finish_reason),
     )
+
+
+# More tokens than any model reads or writes in one call: a count above it is not believed.
+MAX_REPORTED_TOKENS = 10_000_000
+
+
+def _count(reported: object) -> int | None:
+    """A token count a server reported, if it is one: a third-party server's word decides the
+    cost and the month's budget, so a negative, fractional, absurd or non-numeric count is
+    ignored (the count is then estimated, as for a server that reports none)."""
+    if isinstance(reported, bool) or not isinstance(reported, int):
+        return None
+    return reported if 0 <= reported <= MAX_REPORTED_TOKENS else None
 
 
 def _json_object(text: str) -> dict[str, Any] | None:

@@ -79,3 +79,24 @@ def test_a_tool_error_names_the_server_and_drops_the_sdks_wrapper() -> None:
     )
     with pytest.raises(EngineError, match=r"^peer: fetch failed$"):
         read_result(failed, server())
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"prompt_tokens": -125_000_000, "completion_tokens": -1},  # gave the budget back
+        {"prompt_tokens": "many", "completion_tokens": None},  # aborted the answer
+        {"prompt_tokens": 1e12, "completion_tokens": True},
+        {"prompt_tokens": 10**12, "completion_tokens": 2.5},
+        "not a mapping",
+    ],
+)
+def test_a_servers_token_counts_are_believed_only_when_they_are_counts(usage: object) -> None:
+    """The counts decide the cost and the month's budget: the ones that cannot be counts are
+    dropped (and estimated, as for a server that reports none), never trusted or fatal."""
+    answer = read_result(result("Seven years.", {"text": "Seven years.", "usage": usage}), server())
+    assert (answer.text, answer.prompt_tokens, answer.completion_tokens) == (
+        "Seven years.",
+        None,
+        None,
+    )
