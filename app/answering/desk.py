@@ -70,10 +70,15 @@ class SummaryJob:
         route: str | None = None,
         model: str | None = None,
         cancel: CancelToken | None = None,
+        *,
+        replace_stored: bool = True,
     ) -> AsyncIterator[SummaryEvent]:
         """`route` "local" or "cloud" (None: the stored summary, else the local model); `model`
-        the cloud model picked (None: the router's)."""
-        return self.summarizer.summarize(self.plan, cancel, route, model=model)
+        the cloud model picked (None: the router's). The summary is stored, replacing the one
+        kept unless `replace_stored` is False (a client's summary never replaces the user's)."""
+        return self.summarizer.summarize(
+            self.plan, cancel, route, model=model, replace_stored=replace_stored
+        )
 
 
 class Desk:

@@ -327,10 +327,13 @@ class Summarizer:
         model: str | None = None,
         *,
         conversation_id: int | None = None,
+        replace_stored: bool = True,
     ) -> AsyncIterator[SummaryEvent]:
         """`route` "local" or "cloud" (None: the stored summary, else the local model), `model`
         the cloud model the user picked (None: the router's); `question` is what the user
-        asked, when a question asked for the summary, in the conversation `conversation_id`."""
+        asked, when a question asked for the summary, in the conversation `conversation_id`.
+        A finished summary is stored, replacing the one kept unless `replace_stored` is False
+        (one made for an MCP client)."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
         question = question or plan.label
@@ -382,7 +385,10 @@ class Summarizer:
                 run, engine, messages, cancel, CitationTracker(sources), sources, OVERVIEW_TOKENS
             ):
                 yield event
-        async for event in self._finish(plan, question, run, started, read, conversation_id):
+        finishing = self._finish(
+            plan, question, run, started, read, conversation_id, replace_stored
+        )
+        async for event in finishing:
             yield event
 
     def _decide(self, question: str, route: str | None) -> RouteDecision:
@@ -446,6 +452,7 @@ class Summarizer:
         started: float,
         read: float,
         conversation_id: int | None,
+        replace_stored: bool,
     ) -> AsyncIterator[SummaryEvent]:
         summary = run.written.marked()
         metrics = run.metrics(started, read)
@@ -470,7 +477,9 @@ class Summarizer:
                 },
                 ensure_ascii=False,
             )
-            await self.library.keep_summary(plan.document, plan.request.part, stored)
+            await self.library.keep_summary(
+                plan.document, plan.request.part, stored, replace=replace_stored
+            )
         yield Finished(summary, tuple(cited), metrics, history_id, run.cancelled, grounded)
 
     async def _replay(

@@ -35,6 +35,7 @@ from app.index.store import (
     Store,
     StoredChunk,
     Written,
+    text_version,
 )
 from app.index.terms import keyword_terms
 from app.index.vectors import VectorIndex
@@ -221,13 +222,19 @@ class Library:
         return await self.read(lambda store: store.page_chunks(document_id, page))
 
     async def stored_summary(self, document: DocumentInfo, part: str) -> str | None:
-        """The summary kept for this version of the document (JSON), if any."""
-        return await self.read(lambda store: store.summary(document.id, part, document.sha256))
+        """The summary kept for this text of the document (JSON), if any: `document` as it was
+        read when the summary was planned."""
+        version = text_version(document)
+        return await self.read(lambda store: store.summary(document.id, part, version))
 
-    async def keep_summary(self, document: DocumentInfo, part: str, summary: str) -> bool:
-        """False when the document changed while it was summarized: not kept."""
+    async def keep_summary(
+        self, document: DocumentInfo, part: str, summary: str, *, replace: bool = True
+    ) -> bool:
+        """False when the document's text changed while it was summarized (not kept), or when
+        one is kept and `replace` is False."""
+        version = text_version(document)
         return await self.write(
-            lambda store: store.save_summary(document.id, part, document.sha256, summary)
+            lambda store: store.save_summary(document.id, part, version, summary, replace=replace)
         )
 
     async def record(self, record: HistoryRecord) -> int:

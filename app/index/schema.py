@@ -218,6 +218,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE conversations_new RENAME TO conversations",
         "ALTER TABLE history_new RENAME TO history",
         "CREATE INDEX history_by_conversation ON history(conversation_id, id)",
+        # A stored summary is of the file's content and the pages OCR had read when it was
+        # made (store.text_version): an OCR pass that reads another page makes it stale.
+        """UPDATE summaries SET sha256 = sha256 || '/' || (
+            SELECT count(words) FROM ocr_pages o WHERE o.document_id = summaries.document_id)""",
     ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -153,6 +153,13 @@ class Spending:
     unpriced: int  # answers whose cost is unknown
 
 
+def text_version(document: DocumentInfo) -> str:
+    """What a stored summary was made of: the file's content and the pages OCR had read (a
+    pass that reads another page adds text, not a new file). Kept in the summaries' `sha256`
+    column, whose name predates OCR."""
+    return f"{document.sha256}/{document.ocr_done}"
+
+
 def embedding_text(heading: str | None, text: str) -> str:
     """What the embedder sees: the section heading gives a passage its topic."""
     if heading and not text.startswith(heading):
@@ -435,29 +442,32 @@ class Store:
 
     # --- summaries -------------------------------------------------------------------------
 
-    def summary(self, document_id: int, part: str, sha256: str) -> str | None:
-        """The stored summary (JSON) of this version of the document, if any."""
+    def summary(self, document_id: int, part: str, version: str) -> str | None:
+        """The stored summary (JSON) of this text version of the document, if any."""
         row = self.db.execute(
             "SELECT summary FROM summaries WHERE document_id = ? AND part = ? AND sha256 = ?",
-            [document_id, part, sha256],
+            [document_id, part, version],
         ).fetchone()
         return str(row[0]) if row else None
 
-    def save_summary(self, document_id: int, part: str, sha256: str, summary: str) -> bool:
-        """Store (or replace) a summary; False when the document was removed or changed while
-        it was being made: a summary of an older version is not kept."""
+    def save_summary(
+        self, document_id: int, part: str, version: str, summary: str, *, replace: bool = True
+    ) -> bool:
+        """Store a summary of the document's text `version` (text_version), replacing the one
+        kept unless `replace` is False; False when the document was removed or its text changed
+        while it was being made (a summary of an older text is not kept), or one was kept."""
         with self.writing():
-            current = self.db.execute(
-                "SELECT sha256 FROM documents WHERE id = ?", [document_id]
-            ).fetchone()
-            if current is None or current[0] != sha256:
+            current = self._documents("WHERE d.id = ?", [document_id])
+            if not current or text_version(current[0]) != version:
+                return False
+            if not replace and self.summary(document_id, part, version) is not None:
                 return False
             self.db.execute(
                 """INSERT INTO summaries (document_id, part, sha256, summary, made_at)
                    VALUES (?, ?, ?, ?, ?)
                    ON CONFLICT(document_id, part) DO UPDATE SET sha256 = excluded.sha256,
                      summary = excluded.summary, made_at = excluded.made_at""",
-                [document_id, part, sha256, summary, datetime.now(UTC).isoformat()],
+                [document_id, part, version, summary, datetime.now(UTC).isoformat()],
             )
         return True
 

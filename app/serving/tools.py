@@ -284,7 +284,8 @@ class LibraryTools:
         cancel = CancelToken()
         sent = 0
         try:
-            async for event in job.run(route, cancel=cancel):
+            # A client may make a summary, never replace the one the user keeps and opens.
+            async for event in job.run(route, cancel=cancel, replace_stored=False):
                 match event:
                     case Token(text=text):
                         sent += 1

@@ -8,7 +8,14 @@ import pytest
 from app.documents import Chunk
 from app.index import conversations
 from app.index.schema import MIGRATIONS, SCHEMA_VERSION, SchemaTooNew
-from app.index.store import WAL_SIZE_LIMIT, HistoryRecord, NewDocument, Spending, Store
+from app.index.store import (
+    WAL_SIZE_LIMIT,
+    HistoryRecord,
+    NewDocument,
+    Spending,
+    Store,
+    text_version,
+)
 
 
 def test_a_new_library_is_created_at_the_current_schema_in_wal_mode(tmp_path: Path) -> None:
@@ -179,3 +186,26 @@ def _document(path: str) -> NewDocument:
 
 def _chunk(ordinal: int) -> Chunk:
     return Chunk(ordinal, 1, "1", None, f"passage {ordinal}")
+
+
+def test_a_stored_summary_is_of_the_text_ocr_had_read_and_a_kept_one_may_stay(
+    tmp_path: Path,
+) -> None:
+    """An OCR pass that reads another page adds text without changing the file: the summary
+    made before it is stale. And a summary made for an MCP client never replaces the kept one."""
+    store = Store(tmp_path / "library.sqlite3")
+    try:
+        scanned = replace(_document("/scan.pdf"), ocr_pages=(2,))
+        document_id = store.write_document(scanned, [_chunk(0)]).document_id
+        before = store.document(document_id)
+        assert before is not None
+        assert store.save_summary(document_id, "", text_version(before), "kept")
+        assert not store.save_summary(document_id, "", text_version(before), "x", replace=False)
+        assert store.summary(document_id, "", text_version(before)) == "kept"
+        store.write_ocr_page(document_id, 2, [_chunk(0)], [])
+        after = store.document(document_id)
+        assert after is not None
+        assert store.summary(document_id, "", text_version(after)) is None  # made again
+        assert not store.save_summary(document_id, "", text_version(before), "stale")
+    finally:
+        store.close()
