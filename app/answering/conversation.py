@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -106,6 +106,7 @@ class Plan:
     send: tuple[Source, ...]  # those this question sends (the others are in `kept`)
     visible: tuple[Source, ...]  # every source the prompt shows (what citations may name)
     dropped: int  # earlier turns left out to fit the context
+    withdrawn: int = 0  # earlier turns left out: they sent a removed document's passages
 
     @classmethod
     def alone(cls, sources: Sequence[Source]) -> Plan:
@@ -141,11 +142,19 @@ class Conversation:
     def standalone(self, question: str) -> str:
         return standalone(question, self.turns[-1].standalone if self.turns else None)
 
-    def plan(self, chosen: Sequence[Source], room_tokens: int) -> Plan:
+    def plan(
+        self, chosen: Sequence[Source], room_tokens: int, present: Collection[int] | None = None
+    ) -> Plan:
         """The earlier turns that fit `room_tokens` (the oldest dropped first) and the chosen
         sources renumbered across the conversation: a passage a kept turn sent keeps its number
-        and is not sent again; the others are numbered after every earlier source."""
+        and is not sent again; the others are numbered after every earlier source. A turn that
+        sent a passage of a document no longer in the library (not in `present`, the ids of
+        those that are) is never sent again: removing a document takes its text out of every
+        later prompt."""
         kept = self.turns
+        if present is not None:
+            kept = [t for t in kept if all(s.document_id in present for s in t.sources)]
+        withdrawn = len(self.turns) - len(kept)
         while True:
             shown = {s.chunk_id: s for turn in kept for s in turn.sources}
             found = _renumber(chosen, shown, self._next_number())
@@ -156,8 +165,10 @@ class Conversation:
                 break
             kept = kept[1:]
         visible = {**shown, **{s.chunk_id: s for s in send}}
-        dropped = len(self.turns) - len(kept)
-        return Plan(tuple(kept), tuple(found), tuple(send), tuple(visible.values()), dropped)
+        dropped = len(self.turns) - withdrawn - len(kept)
+        return Plan(
+            tuple(kept), tuple(found), tuple(send), tuple(visible.values()), dropped, withdrawn
+        )
 
     def _next_number(self) -> int:
         return 1 + max((s.number for t in self.turns for s in t.sources), default=0)

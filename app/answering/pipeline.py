@@ -279,13 +279,19 @@ class Answerer:
             return
         plan = Plan.alone(sources)
         if conversation is not None:
-            plan = conversation.plan(sources, self._history_room(question))
+            present = {d.id for d in await self.library.documents()} if conversation.turns else None
+            plan = conversation.plan(sources, self._history_room(question), present)
             conversation_id = await conversation.recorded_id(self.library, question)
             yield InConversation(conversation_id, standalone, plan.dropped)
             if plan.dropped:
                 yield Status(
                     f"left out the {plan.dropped} oldest turn{'s' if plan.dropped > 1 else ''} "
                     "of this conversation to fit the model's context"
+                )
+            if plan.withdrawn:
+                yield Status(
+                    f"left out {plan.withdrawn} earlier turn{'s' if plan.withdrawn > 1 else ''} "
+                    "that quoted a document since removed"
                 )
         yield SourcesFound(plan.found, RetrievalConfidence.read(passages))
         try:

@@ -4,6 +4,7 @@ how they are kept in the library file."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,20 @@ def test_sources_are_numbered_across_the_conversation_and_sent_once() -> None:
     assert sorted(s.number for s in plan.visible) == [1, 2, 3, 4]
     assert plan.kept == tuple(conversation.turns)
     assert plan.dropped == 0
+
+
+def test_a_removed_documents_passages_are_never_sent_again_by_a_follow_up() -> None:
+    """Removing a document takes its text out of every later prompt: the turn that sent its
+    passage is left out (and said so), however much room there is."""
+    removed = replace(source(1, 10, "The vault code is 4471."), document_id=2)
+    conversation = Conversation(7, [turn(FIRST, (removed,)), turn("why?", (source(2, 11),))])
+
+    plan = conversation.plan([source(1, 11)], room_tokens=10_000, present={1})
+
+    assert [t.question for t in plan.kept] == ["why?"]
+    assert (plan.withdrawn, plan.dropped) == (1, 0)
+    assert all(s.document_id == 1 for s in plan.visible)
+    assert conversation.plan([source(1, 11)], 10_000, present={1, 2}).withdrawn == 0
 
 
 def test_the_oldest_turns_are_left_out_when_the_conversation_outgrows_the_context() -> None:
