@@ -32,7 +32,11 @@ TEXT_PIECE = 256 << 10  # characters of text laid out as one MuPDF document (see
 # 22 s); a line break every this many characters keeps layout linear (100 KB: 0.18 s).
 LONGEST_RUN = 256
 _LONG_RUN = re.compile(rf"\S{{{LONGEST_RUN + 1},}}")
-_TAG_OR_LONG_RUN = re.compile(rf"(<[^>]*>)|[^\s<>]{{{LONGEST_RUN + 1},}}")
+# In markup, a tag (kept whole: a data: URI may be long) opens with a name, a `/`, `!` or `?`;
+# any other `<` or `>` is text, and a run of them is cut like any run ("<><>…" once passed as
+# thousands of empty tags: 60 KB took 4 s, 340 KB over two minutes).
+_TAG = r"<[A-Za-z/!?][^<>]*>"
+_TAG_OR_LONG_RUN = re.compile(rf"({_TAG})|(?:(?!{_TAG})\S){{{LONGEST_RUN + 1},}}")
 # Deeper outlines are not tables of contents a reader uses, and MuPDF loads them recursively:
 # 100,000 levels overflow its stack (a crash), thousands overflow PyMuPDF's get_toc.
 MAX_OUTLINE_DEPTH = 64

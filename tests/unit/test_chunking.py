@@ -1,8 +1,11 @@
+import re
 from pathlib import Path
+
+import pytest
 
 from app.cjk import estimate_tokens
 from app.documents.chunking import MAX_TOKENS, chunk_pages, split_long, unwrap
-from app.documents.parse import PageText, open_document
+from app.documents.parse import LONGEST_RUN, PageText, break_long_runs, open_document
 
 
 def page(number: int, *blocks: tuple[str, str | None], label: str | None = None) -> PageText:
@@ -83,3 +86,19 @@ def test_plain_text_section_titles_become_headings(tmp_path: Path) -> None:
     ]
     assert "Style.GWOYEU" in chunks[1].text
     assert chunks[2].text.endswith("Plain prose with a --- rule inside stays prose.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["<>" * 30_000, ">" * 20_000 + " deep quote", "1<2>3" * 12_000, "<" * 20_000, "a->b" * 15_000],
+)
+def test_runs_of_angle_brackets_are_cut_like_any_run_and_tags_stay_whole(text: str) -> None:
+    """MuPDF lays out a run without a break point in quadratic time: in markup, `<` and `>` that
+    open no tag are text and are cut (they were taken for tags, "<>" for an empty one, and
+    never cut); a real tag, a long data: URI included, stays whole."""
+    tag = '<img src="data:image/png;base64,' + "A" * 5000 + '">'
+    cut = break_long_runs(f"<p>{text}</p>{tag}", markup=True)
+    assert cut.endswith(tag)
+    runs = re.sub(r"<[A-Za-z/!?][^<>]*>", " ", cut.removesuffix(tag)).split()
+    assert max(len(run) for run in runs) <= LONGEST_RUN
+    assert cut.replace("\n", "").removesuffix(tag) == f"<p>{text}</p>"  # nothing lost
