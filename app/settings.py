@@ -62,10 +62,10 @@ class RetrievalSettings(_Section):
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 # Names of headers, variables, options and URL parameters that carry credentials: OPENROUTER_KEY,
 # Ocp-Apim-Subscription-Key, X-Api-Key, Cookie, --token, ?access_token=, ?key=, … (a name that
-# only ends in a word like key, token or auth: MAX_TOKENS and --tokenizer are not credentials).
+# only ends in a word like key, token, auth or pat: MAX_TOKENS and --tokenizer are not).
 _CREDENTIAL_NAME = re.compile(
     r"authorization|api[_-]?key|secret|passw(or)?d|credential|cookie|bearer"
-    r"|(^|[_.-])(key|token|auth)$",
+    r"|(^|[_.-])(key|token|auth|pat)$",
     re.IGNORECASE,
 )
 # Values that are keys whatever they are called: OpenAI/Anthropic-style sk-…, GitHub, Slack, AWS.
@@ -78,9 +78,26 @@ _KEY_FIELD = (
 )
 
 
+# A header written as one value ("Authorization: Bearer …", as curl's -H takes it), and a URL
+# with a user and password in it (postgres://user:password@host).
+_HEADER_LINE = re.compile(r"^\s*([\w-]+)\s*:\s*(\S.*)$")
+_URL_PASSWORD = re.compile(r"://[^/\s:@]+:[^/\s@]+@")
+
+
+def _is_credential_value(value: str) -> bool:
+    """A value that holds a key whatever the name it comes under."""
+    value = value.strip()
+    if _CREDENTIAL_VALUE.match(value) or _URL_PASSWORD.search(value):
+        return True
+    header = _HEADER_LINE.match(value)
+    return header is not None and (
+        _CREDENTIAL_NAME.search(header[1]) is not None or _is_credential_value(header[2])
+    )
+
+
 def _refuse_credentials(entries: dict[str, str], what: str) -> dict[str, str]:
-    for name in entries:
-        if _CREDENTIAL_NAME.search(name):
+    for name, value in entries.items():
+        if _CREDENTIAL_NAME.search(name) or _is_credential_value(value):
             raise ValueError(f"{what} {name!r} looks like a credential; {_KEY_FIELD}")
     return entries
 
@@ -92,7 +109,8 @@ def _refuse_credential_arguments(arguments: list[str]) -> list[str]:
         if (
             option == "-k"  # the usual short form of --key and --api-key
             or (option.startswith("-") and _CREDENTIAL_NAME.search(option.lstrip("-")))
-            or _CREDENTIAL_VALUE.match(argument.split("=", 1)[-1].strip())
+            or _is_credential_value(argument)
+            or _is_credential_value(argument.split("=", 1)[-1])
         ):
             raise ValueError(
                 f"argument {position} looks like a credential (and every process could read "

@@ -124,6 +124,30 @@ PLAIN_KEY = "7d41c0ffee9a2b58e6"  # a key with no telltale shape: only its optio
             {"transport": "sse", "url": f"https://{SECRET}@h/sse"},
             "holds a user name or password",
         ),
+        # Under names that say nothing: the value gives it away.
+        ({"env": {"UPSTREAM": SECRET}}, "environment variable 'UPSTREAM' looks like"),
+        ({"env": {"GITHUB_PAT": PLAIN_KEY}}, "environment variable 'GITHUB_PAT' looks like"),
+        (
+            {"env": {"DATABASE_URL": f"postgres://me:{PLAIN_KEY}@db/x"}},
+            "environment variable 'DATABASE_URL' looks like",
+        ),
+        (
+            {
+                "transport": "sse",
+                "url": "https://h/sse",
+                "headers": {"X-Pass": f"Bearer {PLAIN_KEY}"},
+            },
+            "header 'X-Pass' looks like a credential",
+        ),
+        (
+            {"args": ["--header", f"Authorization: Bearer {PLAIN_KEY}"]},
+            "argument 2 looks like a credential",
+        ),
+        ({"args": ["-H", f"X-Api-Key: {PLAIN_KEY}"]}, "argument 2 looks like a credential"),
+        (
+            {"args": ["--upstream", f"https://me:{PLAIN_KEY}@h/v1"]},
+            "argument 2 looks like a credential",
+        ),
     ],
 )
 def test_credentials_are_refused_wherever_they_hide_and_never_repeated(
@@ -168,7 +192,8 @@ def test_a_provider_url_with_a_key_in_it_is_refused() -> None:
     "server",
     [
         {"args": ["--max-tokens", "512", "--tokenizer", "bpe"]},
-        {"env": {"MAX_TOKENS": "512", "TOKENIZERS_PARALLELISM": "false"}},
+        {"env": {"MAX_TOKENS": "512", "TOKENIZERS_PARALLELISM": "false", "PATH": "/usr/bin"}},
+        {"args": ["--header", "Accept: text/event-stream", "--url", "https://h/v1?m=a:b"]},
         {"transport": "sse", "url": "https://h/sse?model=qwen&stream=1"},
     ],
 )
