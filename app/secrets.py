@@ -153,6 +153,12 @@ class SecretStore:
             return f"Keys are kept UNENCRYPTED in {self.backend.path} (owner-only, 0600)."
         return f"Keys are kept in the OS keychain ({self.backend.name})."
 
+    def where(self) -> str:
+        """Where a stored secret is, in words ("in the OS keychain", "in FILE, unencrypted")."""
+        if isinstance(self.backend, PlaintextFileKeyring):
+            return f"in {self.backend.path} (unencrypted, owner-only)"
+        return "in the OS keychain"
+
     def _backend(self) -> keyring.backend.KeyringBackend:
         if self.backend is None:
             raise KeychainUnavailable(self.describe())

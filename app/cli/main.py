@@ -66,12 +66,17 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--host",
         default=None,
-        help="streamable-http: the address to bind (default 127.0.0.1); any other address "
-        "requires a bearer token, made once and kept in the keychain",
+        help="streamable-http: the address to bind (default 127.0.0.1); clients send a bearer "
+        "token, made once and kept in the keychain, whatever the address",
     )
     serve.add_argument("--port", type=int, default=None, help="streamable-http: default 8765")
     serve.add_argument(
         "--new-token", action="store_true", help="replace the bearer token and show the new one"
+    )
+    serve.add_argument(
+        "--print-config",
+        action="store_true",
+        help="print a client's configuration (for streamable-http: with the bearer token) and exit",
     )
 
     bench = commands.add_parser("bench", help="measure Docent against its baselines")
@@ -102,7 +107,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from app.serving.run import serve_mcp
 
             return serve_mcp(
-                arguments.transport, arguments.host, arguments.port, arguments.new_token
+                arguments.transport,
+                arguments.host,
+                arguments.port,
+                arguments.new_token,
+                arguments.print_config,
             )
         return asyncio.run(_dispatch(arguments))
     except DocentError as error:

@@ -1,7 +1,8 @@
-"""Serving the library over Streamable HTTP: on 127.0.0.1 by default; any other address only with
-a bearer token, generated once, kept in the keychain and shown once. Whatever the address, a
-request whose Host or Origin header names another host is refused: a web page that rebinds its
-own name to this machine's address (DNS rebinding) cannot read the library through a browser.
+"""Serving the library over Streamable HTTP: on 127.0.0.1 by default, and on any address only to
+clients that send the bearer token, generated once and kept in the keychain (or the key file the
+user allowed): on 127.0.0.1 too, since every account on the machine reaches 127.0.0.1. Whatever
+the address, a request whose Host or Origin header names another host is refused: a web page
+that rebinds its own name to this machine's address (DNS rebinding) cannot reach the library.
 
 `HttpService` runs uvicorn on a socket it binds itself, so a port in use is a clear error (not
 uvicorn's exit) and the desktop app can run the server on its own event loop.
@@ -29,7 +30,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from app.errors import DocentError
 from app.secrets import SecretStore
 
-TOKEN_KEY = "serve-mcp:bearer"  # SecretStore name of the bearer token for non-loopback binds
+TOKEN_KEY = "serve-mcp:bearer"  # SecretStore name of the bearer token every HTTP client sends
 
 
 class ServingError(DocentError):
@@ -91,15 +92,16 @@ def transport_security(host: str, port: int) -> TransportSecuritySettings:
 
 
 def bearer_token(store: SecretStore, *, renew: bool = False) -> tuple[str, bool]:
-    """The token clients of a non-loopback bind must send, and whether it was just made (then,
-    and only then, it is shown). Blocks on the keychain: call it off the event loop."""
+    """The token every HTTP client must send, and whether it was just made. Blocks on the
+    keychain: call it off the event loop."""
     token = None if renew else store.get(TOKEN_KEY)
     if token:
         return token, False
     if not store.available:
         raise ServingError(
-            "serving on an address other than 127.0.0.1 needs a bearer token kept in the "
-            f"keychain. {store.describe()}"
+            "serving over HTTP needs a bearer token kept in the keychain (every account on this "
+            f"machine can reach 127.0.0.1). {store.describe()} Serve over stdio instead, or "
+            "allow the key file in Settings → Cloud."
         )
     token = secrets.token_urlsafe(32)
     store.set(TOKEN_KEY, token)

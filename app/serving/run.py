@@ -22,13 +22,19 @@ from app.settings import DEFAULT_MCP_PORT
 Transport = Literal["stdio", "streamable-http"]
 
 
-def serve_mcp(transport: Transport, host: str | None, port: int | None, new_token: bool) -> int:
+def serve_mcp(
+    transport: Transport,
+    host: str | None,
+    port: int | None,
+    new_token: bool,
+    print_config: bool = False,
+) -> int:
     if transport == "stdio" and (host is not None or port is not None or new_token):
         raise ServingError("--host, --port and --new-token apply to --transport streamable-http")
     host = host or "127.0.0.1"
-    if new_token and is_loopback(host):
-        raise ServingError("--new-token applies to a bind other than 127.0.0.1 (no token there)")
     port = DEFAULT_MCP_PORT if port is None else port
+    if print_config:
+        return asyncio.run(_print_config(transport, host, port))
     return asyncio.run(_serve(transport, host, port, new_token))
 
 
@@ -36,9 +42,9 @@ async def _serve(transport: Transport, host: str, port: int, new_token: bool) ->
     docent = Docent.from_environment()
     try:
         verifier = None
-        if transport == "streamable-http" and not is_loopback(host):
+        if transport == "streamable-http":
             # Before the library and its embedder load: a refusal comes at once.
-            verifier = StaticBearer(await _token(docent, port, new_token))
+            verifier = StaticBearer(await _token(docent, host, port, new_token))
         await docent.open()
         await docent.cloud_session.start()
         server = build_server(docent, verifier)
@@ -54,21 +60,43 @@ async def _serve(transport: Transport, host: str, port: int, new_token: bool) ->
         await docent.close()
 
 
-async def _token(docent: Docent, port: int, renew: bool) -> str:
+async def _print_config(transport: Transport, host: str, port: int) -> int:
+    """The `mcpServers` entry for a client, on stdout (with the token: for the user to paste)."""
+    if transport == "stdio":
+        print(client_config())
+        return 0
+    docent = Docent.from_environment(embeddings=False)
+    token, _ = await asyncio.to_thread(bearer_token, await docent.secret_store())
+    print(client_config(_client_url(host, port), token))
+    return 0
+
+
+def _client_url(host: str, port: int) -> str:
+    """The URL a client uses: the bound address, or a placeholder for every interface."""
+    if is_loopback(host):
+        return f"http://{host}:{port}/mcp"
+    return f"http://HOST:{port}/mcp"
+
+
+async def _token(docent: Docent, host: str, port: int, renew: bool) -> str:
     """The bearer token from the keychain; a new one is shown, this once."""
     store = await docent.secret_store()
     token, made = await asyncio.to_thread(bearer_token, store, renew=renew)
+    where = store.where()
     if made:
         _say(
-            "A new bearer token for this server (shown only now; it is kept in the keychain, "
-            f"and `docent serve-mcp --new-token` replaces it):\n\n    {token}\n\n"
-            "A client's configuration, with this machine's address for the host:\n"
-            + client_config(f"http://HOST:{port}/mcp", token)
+            f"A new bearer token for this server (shown only now; it is kept {where}, and "
+            "`docent serve-mcp --print-config` prints a client's configuration with it; "
+            f"`--new-token` replaces it):\n\n    {token}\n\n"
+            "A client's configuration"
+            + (", with this machine's address for the host" if not is_loopback(host) else "")
+            + ":\n"
+            + client_config(_client_url(host, port), token)
         )
     else:
         _say(
-            "Clients must send the bearer token kept in the keychain "
-            "(`docent serve-mcp --new-token` replaces it and shows the new one)."
+            f"Clients must send the bearer token kept {where} (`docent serve-mcp "
+            "--print-config` prints a client's configuration with it; `--new-token` replaces it)."
         )
     return token
 

@@ -40,16 +40,25 @@ def port() -> int:
 def window(
     qapp: QApplication, loop: qasync.QEventLoop, isolated_paths: Paths, port: int
 ) -> Iterator[MainWindow]:
-    """A first start with the switch already on (saved by an earlier run)."""
-    settings = {"serve_mcp": {"enabled": True, "port": port}}
+    """A first start with the switch already on (saved by an earlier run), on a machine without a
+    keychain where the user allowed the key file (the server's token is kept there)."""
+    settings = {
+        "serve_mcp": {"enabled": True, "port": port},
+        "secrets": {"plaintext_file_consent": True},
+    }
     isolated_paths.settings_file.write_text(json.dumps(settings), "utf-8")
     yield from main_window(loop, embeddings=False)
 
 
-async def call(url: str, tool: str, arguments: dict[str, Any]) -> Any:
+def bearer(window: MainWindow) -> dict[str, str]:
+    assert window.serving.token is not None
+    return {"Authorization": f"Bearer {window.serving.token}"}
+
+
+async def call(url: str, tool: str, arguments: dict[str, Any], token: dict[str, str]) -> Any:
     """A tool call from another MCP client (the Python SDK's), served by the window's loop."""
     async with AsyncExitStack() as stack:
-        http = await stack.enter_async_context(httpx2.AsyncClient(timeout=30))
+        http = await stack.enter_async_context(httpx2.AsyncClient(timeout=30, headers=token))
         client = await stack.enter_async_context(
             Client(streamable_http_client(url, http_client=http))
         )
@@ -87,9 +96,19 @@ def test_the_app_serves_its_library_until_switched_off(
     assert window.serving.label.text() == "MCP server: on"
     assert url in window.serving.label.toolTip()
 
-    listed = loop.run_until_complete(call(url, "list_documents", {}))
+    # Every account on the machine reaches 127.0.0.1: a client without the token gets nothing.
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+    accept = {"Accept": "application/json, text/event-stream"}
+
+    async def without_token() -> int:
+        async with httpx.AsyncClient(timeout=30) as http:
+            return (await http.post(url, json=initialize, headers=accept)).status_code
+
+    assert loop.run_until_complete(without_token()) == 401
+    listed = loop.run_until_complete(call(url, "list_documents", {}, bearer(window)))
     assert [d["name"] for d in listed["documents"]] == ["welcome-to-docent.md"]
-    found = loop.run_until_complete(call(url, "search_documents", {"query": "cite pages"}))
+    query = {"query": "cite pages"}
+    found = loop.run_until_complete(call(url, "search_documents", query, bearer(window)))
     assert found["passages"][0]["document"] == "welcome-to-docent.md"
 
     moved = free_loopback_port()
@@ -97,9 +116,22 @@ def test_the_app_serves_its_library_until_switched_off(
     assert window.serving.url == f"http://127.0.0.1:{moved}/mcp"
     with pytest.raises(httpx.ConnectError):
         httpx.get(url, timeout=5)  # the old port is free again
-    snippet = json.loads(dialog.serving.http_snippet.toPlainText())
-    assert snippet == {
-        "mcpServers": {"docent": {"type": "http", "url": f"http://127.0.0.1:{moved}/mcp"}}
+    token = window.serving.token
+    assert token is not None
+    shown = dialog.serving.http_snippet.toPlainText()
+    assert token not in shown  # masked on screen (a screenshot, a shared screen)
+    assert json.loads(shown)["mcpServers"]["docent"]["headers"]["Authorization"].endswith(
+        token[-4:]
+    )
+    dialog.serving.copy(dialog.serving.http_snippet)  # copied whole
+    assert json.loads(QApplication.clipboard().text()) == {
+        "mcpServers": {
+            "docent": {
+                "type": "http",
+                "url": f"http://127.0.0.1:{moved}/mcp",
+                "headers": {"Authorization": f"Bearer {token}"},
+            }
+        }
     }
     stdio = json.loads(dialog.serving.stdio_snippet.toPlainText())["mcpServers"]["docent"]
     assert stdio["args"][-1] == "serve-mcp"
@@ -155,7 +187,9 @@ def test_a_client_asks_through_the_app_while_the_window_keeps_working(
             partial.append(message or "")
 
         async with AsyncExitStack() as stack:
-            http = await stack.enter_async_context(httpx2.AsyncClient(timeout=300))
+            http = await stack.enter_async_context(
+                httpx2.AsyncClient(timeout=300, headers=bearer(window))
+            )
             client = await stack.enter_async_context(
                 Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http))
             )

@@ -102,7 +102,11 @@ async def exercise(client: Client, outside_file: Path) -> None:
         "summarize_document",
     }
     assert all(tool.output_schema for tool in tools.values())
-    assert set(tools["search_documents"].output_schema["properties"]) == {"query", "passages"}
+    assert set(tools["search_documents"].output_schema["properties"]) == {
+        "untrusted",  # the passages are the documents' words: data, never instructions
+        "query",
+        "passages",
+    }
 
     listed = (await client.call_tool("list_documents", {})).structured_content
     documents = {d["name"]: d for d in listed["documents"]}
@@ -250,16 +254,21 @@ def test_the_python_sdk_client_over_stdio(served: Path, outside_file: Path) -> N
 
 
 def test_the_python_sdk_client_over_streamable_http(
-    served: Path, outside_file: Path, tmp_path: Path
+    served: Path, keychain: None, outside_file: Path, tmp_path: Path
 ) -> None:
-    async def scenario(url: str) -> None:
+    """On 127.0.0.1 too, only with the token: every account on the machine reaches it."""
+
+    async def scenario(url: str, token: str) -> None:
         async with AsyncExitStack() as stack:
-            client = await http_client(stack, url)
+            client = await http_client(stack, url, token)
             await exercise(client, outside_file)
             await ask(client)
 
-    with http_server(tmp_path / "server.log") as url:
-        run(scenario(url))
+    log = tmp_path / "server.log"
+    with http_server(log) as url:
+        refused = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=30)
+        assert refused.status_code == 401
+        run(scenario(url, token_shown(log)))
 
 
 def check_with_the_inspector(target: list[str], *auth: str, asks: bool = True) -> None:
@@ -315,9 +324,7 @@ def token_shown(log: Path) -> str:
     return shown[0]
 
 
-def test_a_non_loopback_bind_requires_the_bearer_token(
-    served: Path, keychain: None, tmp_path: Path
-) -> None:
+def test_every_bind_requires_the_bearer_token(served: Path, keychain: None, tmp_path: Path) -> None:
     """Bound to every interface (reached here only through 127.0.0.1): without the token, or
     with a wrong one, requests get 401; the token is made once, kept in the keychain only,
     shown once, and can be replaced."""
@@ -343,11 +350,22 @@ def test_a_non_loopback_bind_requires_the_bearer_token(
             inspect([url], "--method", "tools/list")
         check_with_the_inspector([url], "--header", f"Authorization: Bearer {token}", asks=False)
     assert files_containing(served, token) == []  # the keychain holds it, nothing else
+    # What a user pastes into a client, printed on demand (the token shown once is not lost).
+    printed = subprocess.run(
+        [*SERVE, "--transport", "streamable-http", "--print-config"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    entry = json.loads(printed.stdout)["mcpServers"]["docent"]
+    assert entry["headers"] == {"Authorization": f"Bearer {token}"}
+    assert entry["url"] == "http://127.0.0.1:8765/mcp"
 
     again_log = tmp_path / "again.log"
     with http_server(again_log, host="0.0.0.0") as url:
         assert token not in again_log.read_text("utf-8")  # shown once
-        assert "bearer token kept in the keychain" in again_log.read_text("utf-8")
+        assert "bearer token kept in the OS keychain" in again_log.read_text("utf-8")
         assert POLICY in run(listed(url, token))
 
     renewed_log = tmp_path / "renewed.log"
@@ -368,12 +386,13 @@ async def listed(url: str, token: str) -> list[str]:
         return [d["name"] for d in result.structured_content["documents"]]
 
 
-def test_a_non_loopback_bind_without_a_keychain_is_refused(served: Path) -> None:
+@pytest.mark.parametrize("host", ["0.0.0.0", "127.0.0.1"])
+def test_without_a_keychain_no_http_bind_starts(served: Path, host: str) -> None:
     port = free_loopback_port()
-    command = [*SERVE, "--transport", "streamable-http", "--host", "0.0.0.0", "--port", str(port)]
+    command = [*SERVE, "--transport", "streamable-http", "--host", host, "--port", str(port)]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
-    assert "needs a bearer token kept in the keychain" in result.stderr
+    assert "serving over HTTP needs a bearer token kept in the keychain" in result.stderr
     assert "No OS keychain was found" in result.stderr
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=5)

@@ -19,7 +19,7 @@ from app.processes import free_loopback_port, serving
 from tests.conftest import REPO
 from tests.documents import write_pdf
 from tests.integration.conftest import index_all, opened, run
-from tests.integration.test_mcp_server import READY, SERVE, http_client, text_of
+from tests.integration.test_mcp_server import READY, SERVE, http_client, text_of, token_shown
 from tests.unit.test_schema import written_by_release
 
 QUESTIONS = ("How long are customer invoices kept?", "How are personal data protected?")
@@ -33,7 +33,11 @@ def folder_of_reports(folder: Path, count: int) -> list[Path]:
 def test_the_app_the_cli_and_the_mcp_server_index_and_answer_at_once(
     isolated_paths: Paths, tmp_path: Path
 ) -> None:
-    settings = {"local": {"max_tokens": 24}, "retrieval": {"top_k": 2}}
+    settings = {
+        "local": {"max_tokens": 24},
+        "retrieval": {"top_k": 2},
+        "secrets": {"plaintext_file_consent": True},  # the server's token: no keychain here
+    }
     isolated_paths.settings_file.write_text(json.dumps(settings))
     seed = write_pdf(tmp_path / "seed.pdf")
     by_cli = folder_of_reports(tmp_path / "by-cli", 12)
@@ -52,7 +56,7 @@ def test_the_app_the_cli_and_the_mcp_server_index_and_answer_at_once(
 
     async def client_asks(url: str) -> list[bool]:
         async with AsyncExitStack() as stack:
-            client = await http_client(stack, url)
+            client = await http_client(stack, url, token_shown(log))
             failed = []
             for question in QUESTIONS:
                 result = await client.call_tool(

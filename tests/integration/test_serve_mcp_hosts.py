@@ -4,14 +4,16 @@ strings 127.0.0.1, localhost and ::1: a page that rebinds its own name to a loop
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
 
 import httpx
 import pytest
 
+from app.paths import Paths
 from app.processes import free_loopback_port, serving
-from tests.integration.test_mcp_server import READY, SERVE
+from tests.integration.test_mcp_server import READY, SERVE, token_shown
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -37,13 +39,18 @@ ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "appl
     ],
 )
 def test_forged_host_or_origin_is_refused_on_any_loopback_spelling(
-    bind: str, netlocs: list[str], tmp_path: Path
+    bind: str, netlocs: list[str], tmp_path: Path, isolated_paths: Paths
 ) -> None:
     port = free_loopback_port()
     command = [*SERVE, "--transport", "streamable-http", "--host", bind, "--port", str(port)]
     url = f"http://{netlocs[0]}:{port}/mcp"
-    # No keychain here: a loopback bind, however spelled, serves without a token.
-    with serving(command, READY, tmp_path / "serve.log", timeout_s=120), httpx.Client() as http:
+    # No keychain here: the token goes to the key file the user allowed. Every request carries
+    # it: what is refused here is refused for its Host or Origin.
+    consent = {"secrets": {"plaintext_file_consent": True}}
+    isolated_paths.settings_file.write_text(json.dumps(consent), "utf-8")
+    log = tmp_path / "serve.log"
+    with serving(command, READY, log, timeout_s=120), httpx.Client() as http:
+        http.headers["Authorization"] = f"Bearer {token_shown(log)}"
         rebound = [
             http.post(url, json=INITIALIZE, headers={**ACCEPT, "Host": f"{name}:{port}"})
             # This machine's own name is not a loopback address: a rebinding page may own it.

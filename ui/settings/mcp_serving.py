@@ -50,6 +50,7 @@ class McpServing(QObject):
         super().__init__()
         self.docent = docent
         self.service: HttpService | None = None
+        self.token: str | None = None  # what clients send (kept in the keychain)
         self.error = ""
         self.label = QLabel()
         self._applying = asyncio.Lock()  # one start or stop at a time
@@ -71,13 +72,17 @@ class McpServing(QObject):
                 # The MCP SDK and uvicorn load on first use, off the GUI thread.
                 http = await asyncio.to_thread(importlib.import_module, "app.serving.http")
                 tools = await asyncio.to_thread(importlib.import_module, "app.serving.tools")
-                service = http.HttpService(tools.build_server(self.docent), HOST, wanted.port)
                 try:
+                    # Every account on this machine reaches 127.0.0.1: clients send the token.
+                    secrets = await self.docent.secret_store()
+                    token, _ = await asyncio.to_thread(http.bearer_token, secrets)
+                    server = tools.build_server(self.docent, http.StaticBearer(token))
+                    service = http.HttpService(server, HOST, wanted.port)
                     await service.start()
                 except http.ServingError as error:
                     self.error = str(error)
                 else:
-                    self.service = service
+                    self.service, self.token = service, token
             self._show()
 
     async def stop(self) -> None:
@@ -111,8 +116,10 @@ class McpServing(QObject):
 class ServingPage(QWidget):
     """The settings tab: the switch, the port, and the configuration snippets to copy."""
 
-    def __init__(self, settings: ServeMcpSettings) -> None:
+    def __init__(self, settings: ServeMcpSettings, token: str | None = None) -> None:
+        """`token`: the bearer token the running server takes (None: not made yet)."""
         super().__init__()
+        self.token = token
         self.enabled = QCheckBox(
             "Serve this library to other MCP clients while Docent runs (on this machine only)"
         )
@@ -158,10 +165,19 @@ class ServingPage(QWidget):
         return view
 
     def _show_http(self) -> None:
-        self.http_snippet.setPlainText(client_config(local_url(self.port.value())))
+        """Shown with the token masked (a screenshot, a shared screen): Copy copies it whole."""
+        from app.secrets import masked  # the keychain's module: not loaded at the window's start
+
+        placeholder = masked(self.token) if self.token else "(made when the server first starts)"
+        self.http_snippet.setPlainText(client_config(local_url(self.port.value()), placeholder))
+
+    def http_config(self) -> str:
+        """What Copy puts on the clipboard for the HTTP server: with the real token."""
+        return client_config(local_url(self.port.value()), self.token)
 
     def copy(self, snippet: QPlainTextEdit) -> None:
-        QGuiApplication.clipboard().setText(snippet.toPlainText())
+        text = self.http_config() if snippet is self.http_snippet else snippet.toPlainText()
+        QGuiApplication.clipboard().setText(text)
 
     def values(self) -> dict[str, object]:
         return {"enabled": self.enabled.isChecked(), "port": self.port.value()}

@@ -68,7 +68,10 @@ class SettingsDialog(QDialog):
     models_requested = Signal()
     speed_checked = Signal()
 
-    def __init__(self, docent: Docent, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, docent: Docent, parent: QWidget | None = None, serving_token: str | None = None
+    ) -> None:
+        """`serving_token`: the bearer token of the app's running MCP server, for the snippet."""
         super().__init__(parent)
         self.docent = docent
         self.background = Background(self._report_failure)
@@ -137,7 +140,7 @@ class SettingsDialog(QDialog):
         self._number_rows(limits, _LIMITS)
         self.library.rows.addLayout(limits)
         self.tabs.addTab(self.library, "Library")
-        self.serving = ServingPage(docent.settings.serve_mcp)
+        self.serving = ServingPage(docent.settings.serve_mcp, serving_token)
         self.tabs.addTab(self.serving, "Serve over MCP")
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel

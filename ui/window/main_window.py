@@ -509,7 +509,7 @@ class MainWindow(QMainWindow):
         # summary pipeline, which start-up does not need.
         from ui.settings.settings_dialog import SettingsDialog
 
-        dialog = SettingsDialog(self.docent, self)
+        dialog = SettingsDialog(self.docent, self, self.serving.token)
         dialog.applied.connect(lambda: self.statusBar().showMessage("Settings applied.", 5000))
         dialog.applied.connect(self._show_model_state)
         dialog.applied.connect(self._show_cloud_state)
