@@ -18,7 +18,7 @@ open them at start-up and route around one still connecting.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -53,7 +53,12 @@ class ConversationDeleted:
     conversation_id: int
 
 
-DeskEvent = AnswerRecorded | ConversationDeleted
+@dataclass(frozen=True, slots=True)
+class AnswersForgotten:
+    count: int
+
+
+DeskEvent = AnswerRecorded | ConversationDeleted | AnswersForgotten
 
 
 @dataclass(frozen=True)
@@ -212,6 +217,17 @@ class Desk:
         if not await self.library.delete_conversation(conversation_id):
             raise ConversationNotFound(f"there is no conversation {conversation_id}")
         publish(self._listeners, ConversationDeleted(conversation_id))
+
+    async def answers_quoting(self, document_ids: Collection[int]) -> list[int]:
+        """The recorded answers that quote these documents (their passages were cited or sent):
+        what removing them leaves behind in the conversations and the history."""
+        return await self.library.answers_quoting(document_ids)
+
+    async def forget_answers(self, history_ids: Collection[int]) -> int:
+        """Delete these recorded answers; the window's conversations follow."""
+        forgotten = await self.library.forget_answers(history_ids)
+        publish(self._listeners, AnswersForgotten(forgotten))
+        return forgotten
 
     async def history(self, limit: int) -> list[HistoryEntry]:
         """The latest answers, the newest first."""

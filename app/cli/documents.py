@@ -41,6 +41,11 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     docs.add_argument("--json", action="store_true")
     remove = commands.add_parser("remove", help="remove documents from the library")
     remove.add_argument("documents", nargs="+", metavar="DOCUMENT", help="id, path or file name")
+    remove.add_argument(
+        "--forget-answers",
+        action="store_true",
+        help="also delete the recorded answers that quote them (conversations and history)",
+    )
 
 
 async def resolve(docent: Docent, names: Sequence[str]) -> list[DocumentInfo]:
@@ -127,7 +132,14 @@ def _document_dict(document: DocumentInfo) -> dict[str, Any]:
 
 
 async def remove(docent: Docent, arguments: argparse.Namespace) -> int:
-    for document in await resolve(docent, arguments.documents):
+    documents = await resolve(docent, arguments.documents)
+    for document in documents:
         await docent.library.remove(document.id)
         print(printable(f"removed {document.name} ({document.path})"))
+    # Their passages live on in the answers that quoted them (never sent again by a follow-up).
+    quoting = await docent.desk.answers_quoting([d.id for d in documents])
+    if quoting and arguments.forget_answers:
+        print(f"deleted {await docent.desk.forget_answers(quoting)} answers that quoted them")
+    elif quoting:
+        print(f"{len(quoting)} recorded answers quote them: `--forget-answers` deletes those")
     return 0

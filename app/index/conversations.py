@@ -6,6 +6,8 @@ Functions of a Store, run on the library's reader or writer thread; above the in
 
 from __future__ import annotations
 
+import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -80,3 +82,25 @@ def delete(store: Store, conversation_id: int) -> bool:
         store.db.execute("DELETE FROM history WHERE conversation_id = ?", [conversation_id])
         cursor = store.db.execute("DELETE FROM conversations WHERE id = ?", [conversation_id])
     return cursor.rowcount > 0
+
+
+def quoting(store: Store, document_ids: Collection[int]) -> list[int]:
+    """The recorded answers (history ids) that cited or sent a passage of these documents."""
+    wanted = set(document_ids)
+    rows = store.db.execute("SELECT id, citations, turn FROM history").fetchall()
+    found = []
+    for history_id, citations, turn in rows:
+        sources = json.loads(citations) + (json.loads(turn)["sources"] if turn else [])
+        if any(source.get("document_id") in wanted for source in sources):
+            found.append(int(history_id))
+    return found
+
+
+def forget(store: Store, history_ids: Collection[int]) -> int:
+    """Delete these recorded answers (a conversation keeps its other turns)."""
+    forgotten = 0
+    with store.writing():
+        for history_id in history_ids:
+            deleted = store.db.execute("DELETE FROM history WHERE id = ?", [history_id])
+            forgotten += deleted.rowcount
+    return forgotten

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -263,6 +263,13 @@ class Library:
     async def conversation(self, conversation_id: int) -> list[HistoryEntry] | None:
         """A conversation's recorded answers in order; None when there is no such one."""
         return await self.read(lambda store: conversations.turns(store, conversation_id))
+
+    async def answers_quoting(self, document_ids: Collection[int]) -> list[int]:
+        """The recorded answers that cited or sent a passage of these documents."""
+        return await self.read(lambda store: conversations.quoting(store, document_ids))
+
+    async def forget_answers(self, history_ids: Collection[int]) -> int:
+        return await self.write(lambda store: conversations.forget(store, history_ids))
 
     async def delete_conversation(self, conversation_id: int) -> bool:
         """The conversation and its turns; False when there was none."""

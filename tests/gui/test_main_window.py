@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 import qasync
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtWidgets import QApplication, QToolTip
+from PySide6.QtWidgets import QApplication, QMessageBox, QToolTip
 from pytestqt.qtbot import QtBot
 
 from app.bootstrap import Docent
+from app.index import HistoryRecord
 from app.llm.engine import EngineError
 from app.paths import Paths
 from app.routing import NO_CLOUD
@@ -234,6 +235,38 @@ def test_context_menu_actions_remove_and_reindex(
     names = [d.name for d in loop.run_until_complete(window.docent.library.documents())]
     assert names == ["report.pdf"]
     assert window.documents.topLevelItemCount() == 1
+
+
+def test_removing_a_document_offers_to_delete_the_answers_that_quote_it(
+    window: MainWindow, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    """Its passages live on in the answers that cited them: the window says how many and
+    deletes them when asked (answers quoting other documents stay)."""
+    report = write_pdf(tmp_path / "report.pdf")
+    fleet = write_pdf(tmp_path / "fleet.pdf", [("Fleet", "The vans are serviced yearly.")])
+    loop.run_until_complete(window.add_paths([report, fleet]))
+    ids = {d.name: d.id for d in loop.run_until_complete(window.docent.library.documents())}
+
+    def answer(document: str) -> HistoryRecord:
+        cited = [{"number": 1, "document_id": ids[document], "document": document, "page": 1}]
+        return HistoryRecord(
+            question=f"about {document}?", scope=[], answer="…", status="finished", error=None,
+            route="local", model="m", reason="why", citations=cited, retrieval_s=0.0,
+            ttft_s=0.1, total_s=0.2, prompt_tokens=1, completion_tokens=1, tokens_per_s=None,
+            cost_usd=0.0, grounded=1.0,
+        )  # fmt: skip
+
+    for document in ("fleet.pdf", "fleet.pdf", "report.pdf"):
+        loop.run_until_complete(window.docent.library.record(answer(document)))
+    window.documents.remove_requested.emit([str(fleet)])
+    loop.run_until_complete(window.wait_for_tasks())
+    offer = window.forget_offer
+    assert offer is not None
+    assert offer.text().startswith("2 answers in your conversations and history quote the removed")
+    offer.button(QMessageBox.StandardButton.Yes).click()
+    loop.run_until_complete(window.wait_for_tasks())
+    left = loop.run_until_complete(window.docent.library.history(10))
+    assert [entry.question for entry in left] == ["about report.pdf?"]
 
 
 def test_the_first_run_indexes_the_welcome_guide_once(

@@ -56,6 +56,9 @@ def test_index_ask_docs_remove(tmp_path: Path) -> None:
     removed = docent("remove", "report.pdf")
     assert removed.returncode == 0
     assert json.loads(docent("docs", "--json").stdout) == []
+    # The answer above quoted it: said, and deleted only when asked.
+    assert "1 recorded answers quote them: `--forget-answers` deletes those" in removed.stdout
+    assert len(json.loads(docent("history", "--json").stdout)) == 1
 
 
 def test_index_fails_only_when_every_file_failed(tmp_path: Path) -> None:

@@ -172,3 +172,23 @@ def test_two_questions_asked_at_once_start_one_conversation(tmp_path: Path) -> N
     ids, listed = asyncio.run(scenario())
     assert ids == listed * 2
     assert len(listed) == 1
+
+
+def test_the_answers_quoting_a_document_are_found_and_forgotten(tmp_path: Path) -> None:
+    """By the sources a conversation turn sent, or by an answer's citations."""
+    store = Store(tmp_path / "library.sqlite3")
+    try:
+        kept = conversations.create(store, FIRST)
+        other = replace(source(1, 20), document_id=2)
+        sent = store.add_history(record(FIRST, kept, turn(FIRST, (source(1, 10),))))
+        elsewhere = store.add_history(record("why?", kept, turn("why?", (other,))))
+        cites = {"number": 1, "document_id": 1, "document": "handbook.pdf"}
+        cited = store.add_history(replace(record("alone?", None, None), citations=[cites]))
+        unrelated = store.add_history(record("a question on its own", None, None))
+        quoting = conversations.quoting(store, {1})
+        assert conversations.forget(store, quoting) == 2
+        left = [entry.id for entry in store.history()]
+    finally:
+        store.close()
+    assert quoting == [sent, cited]
+    assert sorted(left) == sorted([elsewhere, unrelated])

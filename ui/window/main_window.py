@@ -157,6 +157,7 @@ class MainWindow(QMainWindow):
         self.model_manager: ModelManager | None = None
         self.benchmark: BenchmarkWindow | None = None
         self.model_notice: QMessageBox | None = None
+        self.forget_offer: QMessageBox | None = None  # after a removal: its quoting answers
         self.welcome: FirstRunDialog | None = None
         self.checking_speed: asyncio.Task[None] | None = None  # or switching after the check
         self.question = QuestionBox()
@@ -397,8 +398,36 @@ class MainWindow(QMainWindow):
 
     async def _remove(self, paths: list[str]) -> None:
         self._follow_intake()
+        removed = [d.id for d in await self.docent.library.documents() if d.path in set(paths)]
         await self.docent.intake.remove(paths)
         self.statusBar().showMessage(f"Removed {len(paths)} document(s).", 5000)
+        if quoting := await self.docent.desk.answers_quoting(removed):
+            self._offer_to_forget(quoting)
+
+    def _offer_to_forget(self, answers: list[int]) -> None:
+        """A removed document's passages live on in the answers that quoted them: offered for
+        deletion (a follow-up never sends them again either way)."""
+        count = f"{len(answers)} answer{'s' if len(answers) != 1 else ''}"
+        offer = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Removed document",
+            f"{count} in your conversations and history quote the removed document. Delete "
+            f"{'them' if len(answers) != 1 else 'it'} too?\n\nEither way, a follow-up question "
+            "never sends the removed document's text again.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self,
+        )
+        delete = offer.button(QMessageBox.StandardButton.Yes)
+        delete.setText(f"Delete {count}")
+        offer.button(QMessageBox.StandardButton.No).setText("Keep")
+        offer.setTextFormat(Qt.TextFormat.PlainText)
+        delete.clicked.connect(lambda: self.background.run(self._forget(answers)))
+        self.forget_offer = offer
+        offer.open()  # not exec(): the window keeps working behind it
+
+    async def _forget(self, answers: list[int]) -> None:
+        forgotten = await self.docent.desk.forget_answers(answers)
+        self.statusBar().showMessage(f"Deleted {forgotten} answer(s) quoting it.", 5000)
 
     async def _until_shown(self, batch: int) -> None:
         self._follow_intake()
@@ -564,9 +593,8 @@ class MainWindow(QMainWindow):
     # --- conversations ---------------------------------------------------------------------
 
     async def _follow_answers(self) -> None:
-        async for changed in self._answers:
-            if changed.conversation_id is not None:
-                await self.refresh_conversations()
+        async for _changed in self._answers:
+            await self.refresh_conversations()
             self.session.show_spending(self.docent.desk.budget)
             self.answers_shown.emit()
 
