@@ -291,3 +291,59 @@ def test_other_paragraphs_decode_right_without_a_guess(
     for encoding in encodings:
         decoded = decode_text(paragraph.encode(encoding))
         assert (decoded.text, decoded.assumed) == (paragraph, None), encoding
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "cp1252"])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Alle mennesker er født frie og lige i værdighed og rettigheder.",
+        "Vi gikk på tur i skogen, og været var kaldt, men vi frøs ikke.",
+        "Søren Kierkegaard skrev om angst.",
+        "Tromsø ligger nord for polarsirkelen.",
+        "Smørrebrød med rejer og æg.",
+    ],
+)
+def test_danish_and_norwegian_are_not_read_as_windows_1250(sentence: str, encoding: str) -> None:
+    """ø, æ and å are ř, ć and ĺ in Windows-1250: letters Czech, Polish and Slovak write rarely."""
+    assert decode_text(sentence.encode(encoding)).text == sentence
+
+
+@pytest.mark.parametrize(
+    ("encoding", "sentence"),
+    [
+        ("cp1250", "Sva ljudska bića rađaju se slobodna i jednaka u dostojanstvu i pravima."),
+        ("iso-8859-2", "Prijatli, obrodile so trte vince nam sladko, ki nam oživlja žile."),
+    ],
+)
+def test_a_sentence_is_read_in_the_language_its_letters_are_likeliest_in(
+    encoding: str, sentence: str
+) -> None:
+    """Icelandic would write "biæa raðaju" with five times the accents; Slovak writes ľ rarely."""
+    assert decode_text(sentence.encode(encoding)).text == sentence
+
+
+@pytest.mark.parametrize(
+    ("encoding", "sentence"),
+    [
+        ("gb18030", "Alle mennesker er født frie og lige i værdighed og rettigheder."),
+        ("gb18030", "Tutti gli esseri umani nascono liberi ed eguali in dignità e diritti."),
+        ("euc_kr", "Alle mennesker er født frie og lige i værdighed og rettigheder."),
+    ],
+)
+def test_latin_text_in_a_multi_byte_encoding(encoding: str, sentence: str) -> None:
+    """GB18030 spells ø in four bytes: in Latin-1 a control character between digits."""
+    assert decode_text(sentence.encode(encoding)).text == sentence
+
+
+@pytest.mark.parametrize(
+    ("encoding", "sentence"),
+    [
+        ("shift_jis", "吾輩は猫である。名前はまだ無い。"),
+        ("gb18030", "道可道，非常道；名可名，非常名。"),
+    ],
+)
+def test_a_short_cjk_sentence_is_not_read_as_korean(encoding: str, sentence: str) -> None:
+    """Read as Korean, the kana are syllables beyond KS X 1001, and the Hanzi a phrase of
+    twelve syllables without a space."""
+    assert decode_text(sentence.encode(encoding)).text == sentence
