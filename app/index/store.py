@@ -78,6 +78,8 @@ class OcrPending:
     document_id: int
     path: str
     page: int
+    size: int  # the file as it was indexed: OCR reads that file only
+    mtime_ns: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,11 +281,11 @@ class Store:
     def next_ocr_page(self) -> OcrPending | None:
         """The first page left to OCR, documents in the order they were indexed."""
         row = self.db.execute(
-            """SELECT o.document_id, d.path, o.page FROM ocr_pages o
+            """SELECT o.document_id, d.path, o.page, d.size, d.mtime_ns FROM ocr_pages o
                JOIN documents d ON d.id = o.document_id
                WHERE o.words IS NULL ORDER BY o.document_id, o.page LIMIT 1"""
         ).fetchone()
-        return OcrPending(int(row[0]), str(row[1]), int(row[2])) if row else None
+        return OcrPending(*row) if row else None
 
     def ocr_progress(self, document_id: int) -> tuple[int, int]:
         """(pages OCR'd, pages to OCR) of a document."""
