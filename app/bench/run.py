@@ -17,7 +17,7 @@ from app.paths import Paths
 from app.settings import Settings
 
 # The gui suite needs Qt: the launcher runs it (ui.tools.gui_bench), never the core.
-SUITES = ("inference", "overhead", "transport", "ingest", "retrieval")
+SUITES = ("inference", "overhead", "transport", "ingest", "retrieval", "load")
 
 
 async def run_bench(suite: str, *, quick: bool, out: Path | None) -> int:
@@ -38,6 +38,12 @@ async def _run_suite(suite: str, quick: bool) -> tuple[dict[str, Any], str]:
         from app.bench.transport import bench_transport
 
         return measures_payload(await bench_transport(quick=quick))
+    if suite == "load":  # its own temporary home, for this process's Docent and its children
+        from app.bench.load import bench_load
+
+        results = await bench_load(quick=quick)
+        payload, table = measures_payload(results["measures"], results["notes"])
+        return payload | results["details"], table
     paths = Paths.from_environment()
     paths.create()
     docent = Docent(paths, Settings.load(paths.settings_file), embeddings=suite != "overhead")

@@ -82,11 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="measure Docent against its baselines")
     bench.add_argument(
         "suite",
-        choices=["inference", "overhead", "transport", "ingest", "retrieval", "gui"],
+        choices=["inference", "overhead", "transport", "ingest", "retrieval", "load", "gui"],
         help="inference: local and cloud TTFT, prefill, decode and concurrency; overhead: "
         "Docent's routes vs the model called directly; transport: MCP over stdio, SSE and "
         "Streamable HTTP vs polling; ingest: indexing and embedding vs the raw libraries; "
         "retrieval: hybrid search latency and memory at 1k-100k chunks vs FTS5 and sqlite-vec; "
+        "load: 8 MCP clients searching and asking over Streamable HTTP while two processes "
+        "index (failures, latency, locks, lost documents, queue fairness); "
         "gui: GUI-thread stalls and cold start",
     )
     bench.add_argument("--quick", action="store_true", help="a CI-sized run")

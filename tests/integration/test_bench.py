@@ -176,3 +176,41 @@ def test_quick_transport_bench_covers_every_transport_and_polling(tmp_path: Path
     polled = measures["polling every 1000 ms: first partial"]
     assert polled["baseline_name"] == "streamed (progress messages)"
     assert polled["comparison"] > 0
+
+
+def test_quick_load_bench_serves_every_call_and_loses_no_document(tmp_path: Path) -> None:
+    """Eight MCP clients over Streamable HTTP while two processes index: the report is complete,
+    no call failed, no document is lost or doubled, and every client got its answer."""
+    out = tmp_path / "bench"
+    # Eight answers queue for the local model, one at a time: minutes on a small machine.
+    result = docent("bench", "load", "--quick", "--out", str(out), timeout=1500)
+    assert result.returncode == 0, result.stderr
+    measures = measures_of(out, "load")
+    table = (out / "bench-load.md").read_text()
+    assert table in result.stdout
+    for name in (
+        "search latency p50",
+        "search latency p95",
+        "ask latency p50",
+        "ask latency p95",
+        "ask latency, each client's median",
+        "queue messages received by the asks that waited",
+    ):
+        assert f"| {name} |" in table, name
+        assert measures[name]["docent"], name
+    for tool in ("list_documents", "search_documents", "ask"):
+        assert measures[f"{tool}: calls"]["docent_median"] >= 1, tool
+    value = {name: m["docent_median"] for name, m in measures.items()}
+    assert value["failed calls, every tool (connections too)"] == 0
+    assert value["clients that got an answer"] == 8
+    # An ask that waits for the model is told its place in the queue (a progress message).
+    if value["asks in flight at once, max"] > 1:
+        assert value["queue messages received by the asks that waited"] > 0
+    assert value["documents lost"] == 0
+    assert value["documents listed twice (same path or same content)"] == 0
+    # The samples (3) and the two generated folders (2 + 1 files with --quick).
+    assert value["documents expected (samples + both folders)"] == 6
+    assert value["documents the library lists"] == 6
+    payload = json.loads((out / "bench-load.json").read_text())
+    assert sum(1 for c in payload["calls"] if c["tool"] == "ask") >= 8
+    assert any("a waiting client is told" in note for note in payload["notes"])
