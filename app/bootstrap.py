@@ -19,7 +19,6 @@ from app.catalog import Catalog, ModelError, Progress, Speed, ensure_model
 from app.cloud.health import HealthListener
 from app.cloud.pricing import PriceTable
 from app.cloud.session import CloudSession
-from app.documents.links import still_as_indexed
 from app.documents.reader import DocumentReader, ReadLimits
 from app.documents.render import RenderedPage
 from app.embeddings import Embedder, SupervisedEmbedder
@@ -179,9 +178,6 @@ class Docent:
     async def render_page(
         self, path: Path, page: int, zoom: float = 1.5, passage: str = ""
     ) -> RenderedPage:
-        """A page of an indexed document, as it was indexed (links.still_as_indexed)."""
-        if (document := await self.library.document_by_path(str(path))) is not None:
-            await asyncio.to_thread(still_as_indexed, path, document.size, document.mtime_ns)
         words = await self.library.ocr_words(str(path), page)
         return await self._previewer.render(path, page, zoom, passage, words)
 

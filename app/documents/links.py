@@ -1,7 +1,7 @@
 """Where a path really leads, and whether that is still inside the folder the user chose: the
 walk checks it, and so do the intake and the reader at the moment they open a file (a file can
-be swapped for a link between the walk and the read). What is read later (a scan's OCR pass, a
-page preview) must still be the file that was indexed."""
+be swapped for a link between the walk and the read). What is read later (a scan's OCR pass) must
+still be the file that was indexed."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def real_inside(path: Path, real_root: Path) -> Path | None:
 def still_as_indexed(path: Path, size: int, mtime_ns: int) -> None:
     """DocumentError unless the file at `path` is still the one indexed (its size and time): a
     file changed since, or swapped for a link to another file, is read again by the next index
-    run under the folder's rules, never by the OCR pass or a preview in its place."""
+    run under the folder's rules, never by the OCR pass in its place."""
     try:
         stat = path.stat()
     except OSError as error:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -176,7 +177,7 @@ class Store:
         # for a reader's snapshot).
         connection = sqlite3.connect(path, isolation_level=None, timeout=LOCK_TIMEOUT_S)
         self.db = Database(connection)
-        self.db.enable_wal()
+        self._enable_wal()
         for pragma in (
             "synchronous = NORMAL",
             "foreign_keys = ON",
@@ -187,6 +188,19 @@ class Store:
         ):
             self.db.execute(f"PRAGMA {pragma}")
         migrate(self.db, self.writing)
+
+    def _enable_wal(self) -> None:
+        """Switching a new file to WAL needs it alone: a process opening it at the same moment
+        gets "locked" at once (SQLite's busy wait does not cover it); it tries again."""
+        deadline = time.monotonic() + LOCK_TIMEOUT_S
+        while True:
+            try:
+                self.db.enable_wal()
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def close(self) -> None:
         self.db.close()

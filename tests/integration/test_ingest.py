@@ -12,7 +12,7 @@ import pymupdf
 import pytest
 
 from app.documents import DocumentError
-from app.documents.links import LEADS_OUTSIDE
+from app.documents.links import LEADS_OUTSIDE, still_as_indexed
 from app.documents.parse import open_document
 from app.documents.render import MAX_PREVIEW_PIXELS
 from app.index import AmbiguousDocument, DocumentInfo, DocumentNotFound
@@ -342,24 +342,18 @@ def test_a_file_swapped_for_a_link_out_of_its_folder_is_never_read_and_its_docum
     assert any(isinstance(e, FileRemoved) and e.path == str(notes) for e in events)
 
 
-def test_a_preview_shows_only_the_file_that_was_indexed(tmp_path: Path) -> None:
-    """The page preview (and the OCR pass, by the same check) opens a file later than the
-    index did: swapped meanwhile for a link to a file outside, it is not shown in its place."""
+def test_the_ocr_pass_reads_only_the_file_that_was_indexed(tmp_path: Path) -> None:
+    """The OCR pass opens a scan later than the index did: swapped meanwhile for a link to
+    another file (or changed), it is refused rather than read in its place."""
     folder = tmp_path / "shared"
     folder.mkdir()
     notes = folder / "notes.txt"
     notes.write_text("The boat leaves at dawn from the north pier.", "utf-8")
     secret = tmp_path / "secret.txt"
     secret.write_text("The vault code is 4471 and the key is under the mat.", "utf-8")
-
-    async def scenario() -> None:
-        async with opened(embeddings=False) as docent:
-            await index_all(docent, [folder])
-            shown = await docent.render_page(notes, 1)
-            assert shown.png
-            notes.unlink()
-            notes.symlink_to(secret)
-            with pytest.raises(DocumentError, match="changed since it was indexed"):
-                await docent.render_page(notes, 1)
-
-    run(scenario())
+    indexed = notes.stat()
+    still_as_indexed(notes, indexed.st_size, indexed.st_mtime_ns)
+    notes.unlink()
+    notes.symlink_to(secret)
+    with pytest.raises(DocumentError, match="changed since it was indexed"):
+        still_as_indexed(notes, indexed.st_size, indexed.st_mtime_ns)

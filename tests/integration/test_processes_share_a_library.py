@@ -134,8 +134,9 @@ def test_processes_opening_a_new_or_an_older_library_at_once_all_open_it(tmp_pat
             )
             for _ in range(3)
         ]
-        for process in started:
-            out, err = process.communicate(timeout=120)
+        # Every one is waited for before any is judged: none is left behind unreaped.
+        ended = [(process, *process.communicate(timeout=120)) for process in started]
+        for process, out, err in ended:
             assert process.returncode == 0, err
             assert int(out) == SCHEMA_VERSION
         store = Store(path)  # and it opens again
