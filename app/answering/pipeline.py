@@ -279,7 +279,7 @@ class Answerer:
             return
         plan = Plan.alone(sources)
         if conversation is not None:
-            present = {d.id for d in await self.library.documents()} if conversation.turns else None
+            present = await self.library.document_ids() if conversation.turns else None
             plan = conversation.plan(sources, self._history_room(question), present)
             conversation_id = await conversation.recorded_id(self.library, question)
             yield InConversation(conversation_id, standalone, plan.dropped)
@@ -577,7 +577,7 @@ class Answerer:
         if conversation is not None:
             conversation_id = await conversation.recorded_id(self.library, question)
             yield InConversation(conversation_id, question, 0)
-        _, events, metrics = kept.replay(reason, started)
+        events, metrics = kept.replay(reason, started)
         for event in events:
             yield event
         record = history_record(

@@ -120,10 +120,8 @@ class Kept:
     model: str  # who wrote it
     grounded: float | None
 
-    def replay(
-        self, reason: str, started: float
-    ) -> tuple[RouteDecision, list[AnswerEvent], AnswerMetrics]:
-        """Its decision, the events that show it, and its metrics (instant and free)."""
+    def replay(self, reason: str, started: float) -> tuple[list[AnswerEvent], AnswerMetrics]:
+        """The events that show it, and its metrics (instant and free)."""
         decision = RouteDecision("cache", self.model, reason)
         events: list[AnswerEvent] = [
             SourcesFound(self.sources),
@@ -140,7 +138,7 @@ class Kept:
             finished_at=answered,
             generation=GenerationDone(0, 0, "stop", answered, answered),
         )
-        return decision, events, metrics
+        return events, metrics
 
     def finished(self, metrics: AnswerMetrics, history_id: int) -> Finished:
         return Finished(self.text, self.cited, metrics, history_id, False, self.grounded)

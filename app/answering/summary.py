@@ -498,7 +498,7 @@ class Summarizer:
         summary = written.marked() if "text" in stored else str(stored["summary"])
         kept = Kept(summary, sources, tuple(written.cited), str(stored["model"]), None)
         reason = "stored when it was made; made again if the document changes"
-        _, events, metrics = kept.replay(reason, started)
+        events, metrics = kept.replay(reason, started)
         for event in events:
             yield event
         for citation in written.citations:

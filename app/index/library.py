@@ -210,6 +210,10 @@ class Library:
                 self._wrote(version)
         return version is not None
 
+    async def document_ids(self) -> set[int]:
+        """The documents in the library, by id alone (a follow-up's check: no counts)."""
+        return await self.read(lambda store: store.document_ids())
+
     async def document(self, document_id: int) -> DocumentInfo | None:
         return await self.read(lambda store: store.document(document_id))
 

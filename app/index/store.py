@@ -232,6 +232,9 @@ class Store:
     def document(self, document_id: int) -> DocumentInfo | None:
         return next(iter(self._documents("WHERE d.id = ?", [document_id])), None)
 
+    def document_ids(self) -> set[int]:
+        return {int(row[0]) for row in self.db.execute("SELECT id FROM documents")}
+
     def document_by_path(self, path: str) -> DocumentInfo | None:
         """Called for every file an index run sees: one indexed row, not the whole library."""
         return next(iter(self._documents("WHERE d.path = ?", [path])), None)

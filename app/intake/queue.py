@@ -225,8 +225,9 @@ class Intake:
         )
 
     async def _remove_indexed(self, paths: Sequence[Path]) -> int:
-        indexed = {d.path for d in await self.library.documents()}
-        return await self._remove([str(path) for path in paths if str(path) in indexed])
+        """Those of `paths` that are documents (one indexed lookup each: usually none)."""
+        indexed = [str(p) for p in paths if await self.library.document_by_path(str(p))]
+        return await self._remove(indexed) if indexed else 0
 
     async def _remove(self, paths: list[str]) -> int:
         by_path = {d.path: d for d in await self.library.documents()}
