@@ -44,4 +44,4 @@ def client_config(url: str | None = None, token: str | None = None) -> str:
         entry = {"type": "http", "url": url}
         if token:
             entry["headers"] = {"Authorization": f"Bearer {token}"}
-    return json.dumps({"mcpServers": {"docent": entry}}, indent=2)
+    return json.dumps({"mcpServers": {"docent": entry}}, indent=2, ensure_ascii=False)

@@ -139,7 +139,7 @@ class ServingPage(QWidget):
         hint = QLabel(
             "Paste one of these into the MCP configuration of another client (Claude "
             "Desktop, Cursor, VS Code, an agent). Tools: search_documents, read_page, "
-            "list_documents, ask."
+            "list_documents, ask, summarize_document."
         )
         hint.setWordWrap(True)
         layout.addWidget(hint)
