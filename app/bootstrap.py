@@ -178,8 +178,9 @@ class Docent:
     async def render_page(
         self, path: Path, page: int, zoom: float = 1.5, passage: str = ""
     ) -> RenderedPage:
-        words = await self.library.ocr_words(str(path), page)
-        return await self._previewer.render(path, page, zoom, passage, words)
+        """A page as a picture; of an indexed document, only from the file as it was indexed."""
+        shown = await self.library.page_to_show(str(path), page)
+        return await self._previewer.render(path, page, zoom, passage, shown.words, shown.indexed)
 
     async def apply_settings(self, settings: Settings) -> None:
         """Use new settings from now on: a changed local model reloads at the next question,

@@ -80,6 +80,13 @@ class SerialWorker:
                 send("done", None)
 
         job = asyncio.ensure_future(self.run(pump))
+
+        def unstarted(job: asyncio.Future[None]) -> None:
+            # pump reports its own ends; only a worker that could not run it (shut down) is left
+            if not job.cancelled() and (error := job.exception()) is not None:
+                queue.put_nowait(("error", error))
+
+        job.add_done_callback(unstarted)
         try:
             while True:
                 kind, value = await queue.get()

@@ -123,6 +123,9 @@ class Conversation:
     turns: list[Turn] = field(default_factory=list)
     entries: tuple[HistoryEntry, ...] = ()
     handle: str | None = None  # what an MCP client calls it (its own conversations only)
+    # An MCP client's conversation the desktop goes on with: its turns are copied into a new
+    # conversation at the first question, so the client never reads the user's turns.
+    continues: int | None = None
     _recording: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
 
     async def recorded_id(self, library: Library, question: str) -> int:
@@ -130,11 +133,13 @@ class Conversation:
         asked before the first one's row exists waits for it (it made a second row)."""
         async with self._recording:
             if self.id is None:
-                self.id = await library.create_conversation(question, self.handle)
+                self.id = await library.create_conversation(question, self.handle, self.continues)
         return self.id
 
     @classmethod
-    def from_entries(cls, conversation_id: int, entries: Sequence[HistoryEntry]) -> Conversation:
+    def from_entries(
+        cls, conversation_id: int | None, entries: Sequence[HistoryEntry]
+    ) -> Conversation:
         """From its recorded answers (a failed or stopped one is not context)."""
         turns = [Turn.from_entry(entry) for entry in entries if entry.turn is not None]
         return cls(conversation_id, turns, tuple(entries))
@@ -178,12 +183,19 @@ class ConversationNotFound(DocentError):
     """No conversation has this id (deleted, or another library's)."""
 
 
-async def reopen(library: Library, conversation_id: int) -> Conversation:
-    """A kept conversation, ready for its next question."""
-    entries = await library.conversation(conversation_id)
-    if entries is None:
+async def reopen(library: Library, conversation_id: int, handle: str | None = None) -> Conversation:
+    """A kept conversation, ready for its next question. An MCP client's conversation reopened
+    by the desktop (no `handle`) goes on in a copy: the client's turns, none of the user's."""
+    kept = await library.conversation(conversation_id)
+    if kept is None:
         raise ConversationNotFound(f"there is no conversation {conversation_id}")
-    return Conversation.from_entries(conversation_id, entries)
+    if kept.client and handle is None:
+        copy = Conversation.from_entries(None, kept.entries)
+        copy.continues = conversation_id
+        return copy
+    conversation = Conversation.from_entries(conversation_id, kept.entries)
+    conversation.handle = handle
+    return conversation
 
 
 def replayed(entries: Sequence[HistoryEntry]) -> list[tuple[str, list[AnswerEvent]]]:

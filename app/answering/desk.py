@@ -191,7 +191,8 @@ class Desk:
         return await self.library.conversations()
 
     async def open(self, conversation_id: int) -> Conversation:
-        """A kept conversation with its recorded answers, ready for its next question."""
+        """A kept conversation with its recorded answers, ready for its next question (an MCP
+        client's goes on in a copy of the desktop's own: the client never reads those turns)."""
         return await reopen(self.library, conversation_id)
 
     async def open_handle(self, handle: str) -> Conversation:
@@ -202,9 +203,7 @@ class Desk:
             raise ConversationNotFound(
                 "there is no such conversation (pass the conversation_id of an earlier answer)"
             )
-        conversation = await self.open(conversation_id)
-        conversation.handle = handle
-        return conversation
+        return await reopen(self.library, conversation_id, handle)
 
     async def latest(self) -> Conversation:
         """The conversation continued last."""

@@ -53,7 +53,8 @@ async def conversations(docent: Docent, arguments: argparse.Namespace) -> int:
         turns = f"{conversation.turns} turn{'s' if conversation.turns != 1 else ''}"
         print(
             printable(
-                f"{conversation.id:>5}  {conversation.updated_at}  {turns:>8}  {conversation.title}"
+                f"{conversation.id:>5}  {conversation.updated_at}  {turns:>8}  "
+                f"{'[MCP client] ' if conversation.client else ''}{conversation.title}"
             )
         )
     return 0

@@ -16,7 +16,7 @@ import time
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from app.documents.chunking import Chunk
 from app.documents.ocr import WordBox
@@ -30,6 +30,8 @@ POLL_S = 0.05  # how often a running request's clock and memory are checked
 START_TIMEOUT_S = 60.0  # importing PyMuPDF in a fresh child, on a busy machine
 PREVIEW_TIMEOUT_S = 30.0
 OCR_MEMORY_BYTES = 1536 << 20
+CLOSED = "the document reader has closed (Docent is closing)"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,10 +93,13 @@ class DocumentReader:
         self._background = background
         self._thread = SerialWorker(name)
         self._child: ChildProcess | None = None  # only touched on self._thread
+        # Set on the loop at close(): a request queued behind the closing stop must not start
+        # a child nobody stops (a thumbnail asked for while the window closes).
+        self._closed = False
 
     async def start(self) -> None:
         """Start the child now rather than at the first request (it imports PyMuPDF)."""
-        await self._thread.run(self._ready_child)
+        await self._run(self._ready_child)
 
     def parse(self, path: Path, within: Path | None = None) -> AsyncGenerator[ReadEvent, None]:
         """The document's chunks as they are read; DocumentError (with the reason) if it cannot
@@ -109,11 +114,14 @@ class DocumentReader:
         zoom: float = 1.5,
         passage: str = "",
         words: Sequence[WordBox] = (),
+        indexed: tuple[int, int] | None = None,
     ) -> RenderedPage:
-        """The page as a picture, the passage marked (`words`: the page's, if OCR read it)."""
-        request = {"op": "render", "path": str(path), "page": page, "zoom": zoom}
-        message = await self._thread.run(
-            self._request, request | {"passage": passage, "words": list(words)}
+        """The page as a picture, the passage marked (`words`: the page's, if OCR read it).
+        `indexed`: the file's size and time when it was indexed; a file changed since (or
+        swapped for a link to another) is refused when the child opens it, not shown."""
+        request = {"op": "render", "path": str(path), "page": page, "indexed": indexed}
+        message = await self._run(
+            self._request, request | {"zoom": zoom, "passage": passage, "words": list(words)}
         )
         return RenderedPage(
             png=base64.b64decode(message["png"]),
@@ -123,10 +131,11 @@ class DocumentReader:
             highlights=tuple(tuple(rect) for rect in message["highlights"]),
         )
 
-    async def ocr(self, path: Path, page: int) -> PageOcred:
-        """OCR one page (1-based) within the reader's limits; cancelling it stops the child
-        at once rather than after the page (seconds)."""
-        request = {"op": "ocr", "path": str(path), "page": page}
+    async def ocr(self, path: Path, page: int, indexed: tuple[int, int]) -> PageOcred:
+        """OCR one page (1-based) of the file as it was `indexed` (its size and time, as for
+        `render`) within the reader's limits; cancelling it stops the child at once rather than
+        after the page (seconds)."""
+        request = {"op": "ocr", "path": str(path), "page": page, "indexed": indexed}
 
         def read(emit: Emitter[PageOcred]) -> None:
             def handle(message: dict[str, Any]) -> bool:
@@ -151,8 +160,14 @@ class DocumentReader:
         await self._thread.run(self._stop)
 
     async def close(self) -> None:
+        self._closed = True
         await self._thread.run(self._stop)
         self._thread.shutdown()
+
+    async def _run(self, function: Callable[..., T], *args: Any) -> T:
+        if self._closed:
+            raise DocumentError(CLOSED)
+        return await self._thread.run(function, *args)
 
     # --- on the reader's thread --------------------------------------------------------------
 
@@ -235,6 +250,8 @@ class DocumentReader:
                 self._child = None
 
     def _ready_child(self) -> ChildProcess:
+        if self._closed:
+            raise DocumentError(CLOSED)
         if self._child is not None and self._child.process.poll() is None:
             return self._child
         if self._child is not None:

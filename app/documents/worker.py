@@ -18,7 +18,7 @@ from typing import Any
 
 from app.documents.chunking import chunk_pages
 from app.documents.formats import Format, UnsupportedFormat, detect
-from app.documents.links import LEADS_OUTSIDE, real_inside
+from app.documents.links import LEADS_OUTSIDE, real_inside, still_as_indexed
 from app.documents.ocr import read_page
 from app.documents.parse import DocumentError, PageText, mupdf, open_document
 from app.documents.render import render_page
@@ -49,9 +49,9 @@ def main() -> int:
                     path = real
                 parse(path, request.get("max_unpacked"), send)
             elif request["op"] == "ocr":
-                ocr(Path(request["path"]), request["page"], send)
+                ocr(_as_indexed(request), request["page"], send)
             else:
-                render(request, send)
+                render(_as_indexed(request), request, send)
         except DocumentError as error:
             send({"event": "failed", "reason": str(error)})
         except Exception as error:  # the document's failure, never the reader's
@@ -108,9 +108,17 @@ def ocr(path: Path, number: int, send: Send) -> None:
     )
 
 
-def render(request: dict[str, Any], send: Send) -> None:
+def _as_indexed(request: dict[str, Any]) -> Path:
+    """The request's file, checked at the open to be the one indexed (links.still_as_indexed)."""
+    path = Path(request["path"])
+    if (indexed := request.get("indexed")) is not None:
+        still_as_indexed(path, *indexed)
+    return path
+
+
+def render(path: Path, request: dict[str, Any], send: Send) -> None:
     page = render_page(
-        Path(request["path"]),
+        path,
         request["page"],
         request["zoom"],
         request["passage"],

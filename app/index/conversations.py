@@ -23,26 +23,50 @@ class ConversationInfo:
     created_at: str
     updated_at: str
     turns: int
+    client: bool  # an MCP client's (it knows it by a handle): the desktop continues a copy
 
 
-def create(store: Store, first_question: str, handle: str | None = None) -> int:
-    """A new conversation; `handle` is the id an MCP client knows it by (None: the desktop's)."""
+@dataclass(frozen=True, slots=True)
+class KeptConversation:
+    entries: list[HistoryEntry]  # its recorded answers in order
+    client: bool
+
+
+def create(
+    store: Store, first_question: str, handle: str | None = None, copying: int | None = None
+) -> int:
+    """A new conversation; `handle` is the id an MCP client knows it by (None: the desktop's).
+    `copying`: a conversation whose turns it starts with (and whose title it takes): the
+    desktop continues an MCP client's conversation in a copy, so the client never reads the
+    user's questions, nor sends them again to its model."""
     now = datetime.now(UTC).isoformat(timespec="microseconds")  # orders the list
     title = " ".join(first_question.split())
     if len(title) > TITLE_CHARS:
         title = title[: TITLE_CHARS - 1] + "…"
     with store.writing():
+        if copying is not None:
+            row = store.db.execute("SELECT title FROM conversations WHERE id = ?", [copying])
+            title = (row.fetchone() or [title])[0]
         cursor = store.db.execute(
             "INSERT INTO conversations (title, created_at, updated_at, handle) VALUES (?, ?, ?, ?)",
             [title, now, now, handle],
         )
-    return int(cursor.lastrowid or 0)
+        conversation_id = int(cursor.lastrowid or 0)
+        if copying is not None:
+            columns = [c for c in store.db["history"].columns_dict if c != "id"]
+            copied = ", ".join("?" if c == "conversation_id" else c for c in columns)
+            store.db.execute(
+                f"""INSERT INTO history ({", ".join(columns)})
+                    SELECT {copied} FROM history WHERE conversation_id = ? ORDER BY id""",
+                [conversation_id, copying],
+            )
+    return conversation_id
 
 
 def listing(store: Store) -> list[ConversationInfo]:
     """Every conversation, the most recently continued first."""
     rows = store.db.execute(
-        """SELECT c.id, c.title, c.created_at, c.updated_at, count(h.id)
+        """SELECT c.id, c.title, c.created_at, c.updated_at, count(h.id), c.handle IS NOT NULL
            FROM conversations c LEFT JOIN history h ON h.conversation_id = c.id
            GROUP BY c.id ORDER BY c.updated_at DESC, c.id DESC"""
     ).fetchall()
@@ -50,8 +74,10 @@ def listing(store: Store) -> list[ConversationInfo]:
 
 
 def latest(store: Store) -> int | None:
+    """The desktop's conversation continued last (an MCP client's are the client's to go on)."""
     row = store.db.execute(
-        "SELECT id FROM conversations ORDER BY updated_at DESC, id DESC LIMIT 1"
+        """SELECT id FROM conversations WHERE handle IS NULL
+           ORDER BY updated_at DESC, id DESC LIMIT 1"""
     ).fetchone()
     return None if row is None else int(row[0])
 
@@ -61,19 +87,17 @@ def by_handle(store: Store, handle: str) -> int | None:
     return None if row is None else int(row[0])
 
 
-def exists(store: Store, conversation_id: int) -> bool:
-    row = store.db.execute("SELECT 1 FROM conversations WHERE id = ?", [conversation_id])
-    return row.fetchone() is not None
-
-
-def turns(store: Store, conversation_id: int) -> list[HistoryEntry] | None:
-    """The conversation's recorded answers in order; None when there is no such conversation."""
-    if not exists(store, conversation_id):
+def kept(store: Store, conversation_id: int) -> KeptConversation | None:
+    """The conversation's recorded answers and whose it is; None when there is no such one."""
+    found = store.db.execute(
+        "SELECT handle IS NOT NULL FROM conversations WHERE id = ?", [conversation_id]
+    ).fetchone()
+    if found is None:
         return None
     rows = store.db.query(
         "SELECT * FROM history WHERE conversation_id = ? ORDER BY id", [conversation_id]
     )
-    return [HistoryEntry.from_row(row) for row in rows]
+    return KeptConversation([HistoryEntry.from_row(row) for row in rows], bool(found[0]))
 
 
 def delete(store: Store, conversation_id: int) -> bool:

@@ -19,11 +19,10 @@ from typing import Any, TypeVar
 import numpy as np
 
 from app.documents import Chunk
-from app.documents.ocr import WordBox
 from app.embeddings import Embedder, EmbeddingError
 from app.errors import DocentError
 from app.index import conversations
-from app.index.conversations import ConversationInfo
+from app.index.conversations import ConversationInfo, KeptConversation
 from app.index.retrieval import RERANK_POOL, Passage, fuse, rerank
 from app.index.store import (
     DocumentInfo,
@@ -31,6 +30,7 @@ from app.index.store import (
     HistoryRecord,
     NewDocument,
     OcrPending,
+    PageToShow,
     Spending,
     Store,
     StoredChunk,
@@ -199,8 +199,8 @@ class Library:
                 self._wrote(version)
         return version is not None
 
-    async def ocr_words(self, path: str, page: int) -> list[WordBox]:
-        return await self.read(lambda store: store.ocr_words(path, page))
+    async def page_to_show(self, path: str, page: int) -> PageToShow:
+        return await self.read(lambda store: store.page_to_show(path, page))
 
     async def remove(self, document_id: int) -> bool:
         async with self._vectors_lock:
@@ -250,9 +250,14 @@ class Library:
 
     # --- conversations -------------------------------------------------------------------------
 
-    async def create_conversation(self, first_question: str, handle: str | None = None) -> int:
-        """A new conversation; `handle`: the id an MCP client knows it by."""
-        return await self.write(lambda store: conversations.create(store, first_question, handle))
+    async def create_conversation(
+        self, first_question: str, handle: str | None = None, copying: int | None = None
+    ) -> int:
+        """A new conversation; `handle`: the id an MCP client knows it by; `copying`: an MCP
+        client's conversation the desktop continues (conversations.create)."""
+        return await self.write(
+            lambda store: conversations.create(store, first_question, handle, copying)
+        )
 
     async def conversation_by_handle(self, handle: str) -> int | None:
         return await self.read(lambda store: conversations.by_handle(store, handle))
@@ -264,9 +269,9 @@ class Library:
     async def latest_conversation(self) -> int | None:
         return await self.read(conversations.latest)
 
-    async def conversation(self, conversation_id: int) -> list[HistoryEntry] | None:
+    async def conversation(self, conversation_id: int) -> KeptConversation | None:
         """A conversation's recorded answers in order; None when there is no such one."""
-        return await self.read(lambda store: conversations.turns(store, conversation_id))
+        return await self.read(lambda store: conversations.kept(store, conversation_id))
 
     async def answers_quoting(self, document_ids: Collection[int]) -> list[int]:
         """The recorded answers that cited or sent a passage of these documents."""

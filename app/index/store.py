@@ -84,6 +84,12 @@ class OcrPending:
 
 
 @dataclass(frozen=True, slots=True)
+class PageToShow:
+    indexed: tuple[int, int] | None  # the file's size and time as indexed; None: not indexed
+    words: list[WordBox]  # the page's OCR'd words and their boxes; none for a text layer
+
+
+@dataclass(frozen=True, slots=True)
 class Written:
     """A document stored: its id, the id of the version it replaced, the new index version."""
 
@@ -391,14 +397,18 @@ class Store:
     def index_version(self) -> int:
         return int(self.get_meta("index_version") or 0)
 
-    def ocr_words(self, path: str, page: int) -> list[WordBox]:
-        """The OCR'd words of a page and their boxes; none for a page with a text layer."""
+    def page_to_show(self, path: str, page: int) -> PageToShow:
+        """What a preview needs from the index: the file as indexed, the page's OCR'd words."""
         row = self.db.execute(
-            """SELECT o.words FROM ocr_pages o JOIN documents d ON d.id = o.document_id
-               WHERE d.path = ? AND o.page = ?""",
-            [path, page],
+            """SELECT d.size, d.mtime_ns, o.words FROM documents d
+               LEFT JOIN ocr_pages o ON o.document_id = d.id AND o.page = ?
+               WHERE d.path = ?""",
+            [page, path],
         ).fetchone()
-        return [tuple(word) for word in json.loads(row[0])] if row and row[0] else []
+        if row is None:
+            return PageToShow(None, [])
+        words = [tuple(word) for word in json.loads(row[2])] if row[2] else []
+        return PageToShow((row[0], row[1]), words)
 
     # --- search ----------------------------------------------------------------------------
 

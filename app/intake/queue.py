@@ -26,7 +26,6 @@ from pathlib import Path
 from stat import S_ISREG
 
 from app.documents import Chunk, DocumentError
-from app.documents.links import still_as_indexed
 from app.documents.reader import ChunksRead, DocumentReader, Opened, Parsed
 from app.index import EmbeddingProgress, Library, NewDocument
 from app.intake.events import (
@@ -256,8 +255,8 @@ class Intake:
             while (pending := await self.library.next_ocr_page()) is not None:
                 path = Path(pending.path)
                 try:
-                    await asyncio.to_thread(still_as_indexed, path, pending.size, pending.mtime_ns)
-                    page = await self.ocr_reader.ocr(path, pending.page)
+                    indexed = (pending.size, pending.mtime_ns)
+                    page = await self.ocr_reader.ocr(path, pending.page, indexed)
                     chunks, words = page.chunks, page.words
                 except DocumentError as error:  # the page stays without text; the others go on
                     self._publish(OcrFailed(path, pending.page, str(error)))

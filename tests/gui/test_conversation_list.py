@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 from tests.documents import HANDBOOK_SECTIONS, write_pdf
 from tests.gui.conftest import main_window, tooltip_shows
 from ui.answer.turn_card import TurnCard
+from ui.window.conversation_list import CLIENT_MARK, CLIENT_NOTE
 from ui.window.main_window import MainWindow
 
 FIRST = "When was the English edition of the Harbor Handbook published?"
@@ -95,3 +96,15 @@ def test_the_conversation_list_keeps_reopens_and_deletes_conversations(
     history = loop.run_until_complete(window.docent.library.history(50))
     assert {row.conversation_id for row in history} == {first_id}
     assert other_id not in window.conversation_list.ids()
+
+    # A conversation an MCP client started shows as the client's; opened, it is the user's to
+    # go on with in a copy (the client never sees the user's questions).
+    client_id = loop.run_until_complete(
+        window.docent.library.create_conversation("A client's question", "a-client-handle")
+    )
+    loop.run_until_complete(window.refresh_conversations())
+    assert titles(window) == [f"{CLIENT_MARK}A client's question", FIRST]
+    assert CLIENT_NOTE in tooltip_shows(rows.item(0).toolTip())
+    window.open_conversation(client_id)
+    loop.run_until_complete(window.wait_for_tasks())
+    assert (window.current.id, window.current.continues) == (None, client_id)

@@ -35,9 +35,9 @@ async def converse(tmp_path: Path, questions: list[str]) -> tuple[list[list], Co
             )
         assert conversation.id is not None
         conversation_id = conversation.id
-        entries = await docent.library.conversation(conversation_id)
-        assert entries is not None
-        return turns, conversation, entries
+        kept = await docent.library.conversation(conversation_id)
+        assert kept is not None
+        return turns, conversation, kept.entries
 
 
 def one(events: list, kind: type) -> object:
@@ -161,3 +161,51 @@ def test_the_desk_tells_its_subscribers_of_a_deleted_conversation_and_refuses_un
         "there is no conversation 1",
         "there is no conversation 1",
     ]
+
+
+def test_the_desktop_goes_on_with_an_mcp_clients_conversation_in_a_copy(tmp_path: Path) -> None:
+    """A conversation an MCP client started shows in the window; a question the user asks in
+    it goes to a copy of the desktop's own, so the client never reads the user's turn (nor has
+    its model shown it), and "continue the latest" never picks the client's."""
+    private = "And the Chinese edition, code BLUEHERON?"
+
+    async def scenario() -> None:
+        async with opened(embeddings=False) as docent:
+            await index_all(docent, [write_pdf(tmp_path / "handbook.pdf", HANDBOOK_SECTIONS)])
+            desk = docent.desk
+            clients = Conversation(handle="a-handle-only-the-client-knows")
+            [
+                _
+                async for _ in desk.ask(
+                    "When was the English edition of the Harbor Handbook published?",
+                    conversation=clients,
+                )
+            ]
+            assert clients.id is not None
+            (listed,) = await desk.conversations()
+            assert listed.client
+
+            users = await desk.open(clients.id)
+            assert (users.id, users.continues) == (None, clients.id)
+            assert len(users.turns) == 1  # the client's turn is the user's context too
+            [_ async for _ in desk.ask(private, conversation=users)]
+            assert users.id not in (None, clients.id)
+
+            again = await desk.open_handle("a-handle-only-the-client-knows")
+            assert [entry.question for entry in again.entries] == [
+                "When was the English edition of the Harbor Handbook published?"
+            ]
+            copy = await desk.open(users.id)
+            assert [entry.question for entry in copy.entries] == [
+                "When was the English edition of the Harbor Handbook published?",
+                private,
+            ]
+            assert (copy.id, copy.continues) == (users.id, None)
+            assert (await desk.latest()).id == users.id
+            listing = await desk.conversations()
+            assert [(c.id, c.client, c.title) for c in listing] == [
+                (users.id, False, listed.title),
+                (clients.id, True, listed.title),
+            ]
+
+    run(scenario())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import struct
 import zipfile
@@ -12,11 +13,13 @@ import pymupdf
 import pytest
 
 from app.documents import DocumentError
-from app.documents.links import LEADS_OUTSIDE, still_as_indexed
+from app.documents.links import LEADS_OUTSIDE
 from app.documents.parse import open_document
+from app.documents.reader import DocumentReader, ReadLimits
 from app.documents.render import MAX_PREVIEW_PIXELS
 from app.index import AmbiguousDocument, DocumentInfo, DocumentNotFound
 from app.intake import FileIndexed, FileRemoved, FileSkipped, FileStarted, PagesParsed, queue
+from app.settings import LibrarySettings
 from tests.documents import REPORT_SECTIONS, write_long_pdf, write_mobi, write_pdf, write_xps
 from tests.integration.conftest import index_all, opened, run
 
@@ -342,18 +345,55 @@ def test_a_file_swapped_for_a_link_out_of_its_folder_is_never_read_and_its_docum
     assert any(isinstance(e, FileRemoved) and e.path == str(notes) for e in events)
 
 
-def test_the_ocr_pass_reads_only_the_file_that_was_indexed(tmp_path: Path) -> None:
-    """The OCR pass opens a scan later than the index did: swapped meanwhile for a link to
-    another file (or changed), it is refused rather than read in its place."""
+def test_a_preview_and_the_ocr_pass_read_only_the_file_that_was_indexed(tmp_path: Path) -> None:
+    """The page preview and the OCR pass open a file later than the index did: swapped
+    meanwhile for a link to another file (or changed), it is refused where the reader opens it,
+    never shown or read in its place."""
     folder = tmp_path / "shared"
     folder.mkdir()
     notes = folder / "notes.txt"
     notes.write_text("The boat leaves at dawn from the north pier.", "utf-8")
     secret = tmp_path / "secret.txt"
     secret.write_text("The vault code is 4471 and the key is under the mat.", "utf-8")
-    indexed = notes.stat()
-    still_as_indexed(notes, indexed.st_size, indexed.st_mtime_ns)
-    notes.unlink()
-    notes.symlink_to(secret)
-    with pytest.raises(DocumentError, match="changed since it was indexed"):
-        still_as_indexed(notes, indexed.st_size, indexed.st_mtime_ns)
+
+    async def scenario() -> None:
+        async with opened(embeddings=False) as docent:
+            await index_all(docent, [folder])
+            assert (await docent.render_page(notes, 1)).png
+            indexed = (notes.stat().st_size, notes.stat().st_mtime_ns)
+            notes.unlink()
+            notes.symlink_to(secret)
+            with pytest.raises(DocumentError, match="changed since it was indexed"):
+                await docent.render_page(notes, 1)
+            with pytest.raises(DocumentError, match="changed since it was indexed"):
+                await docent.ocr_reader.ocr(notes, 1, indexed)
+
+    run(scenario())
+
+
+def test_a_reader_asked_while_it_closes_starts_no_child(tmp_path: Path) -> None:
+    """A read or a preview asked for as the window closes (a thumbnail's late request) is
+    refused and leaves no reader process behind; one asked after the close is refused too."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("The boat leaves at dawn from the north pier.", "utf-8")
+    reader = DocumentReader(ReadLimits.from_settings(LibrarySettings()), name="preview")
+
+    async def read() -> list[object]:
+        async with contextlib.aclosing(reader.parse(notes)) as events:
+            return [event async for event in events]
+
+    async def scenario() -> None:
+        await reader.start()
+        closing = asyncio.ensure_future(reader.close())
+        # Both start after the close's first step: queued on the reader's thread behind its stop.
+        late_read = asyncio.ensure_future(read())
+        late_preview = asyncio.ensure_future(reader.render(notes, 1))
+        await closing
+        for late in (late_read, late_preview):
+            with pytest.raises(DocumentError, match="has closed"):
+                await late
+        assert not reader.running
+        with pytest.raises(DocumentError, match="has closed"):
+            await reader.render(notes, 1)
+
+    run(scenario())

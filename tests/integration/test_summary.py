@@ -234,9 +234,9 @@ def test_a_summary_asked_in_a_conversation_stays_in_it(tmp_path: Path) -> None:
             follow_up = "Who bred the golden apple?"
             [_ async for _ in answerer.answer(follow_up, [document.id], None, None, conversation)]
             assert conversation.id is not None
-            rows = await docent.library.conversation(conversation.id)
-            assert rows is not None
-            return summary, conversation.id, rows
+            kept = await docent.library.conversation(conversation.id)
+            assert kept is not None
+            return summary, conversation.id, kept.entries
 
     summary, conversation_id, rows = run(scenario())
     assert InConversation(conversation_id, "总结第二章", 0) in summary  # type: ignore[arg-type]

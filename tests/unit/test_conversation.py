@@ -136,17 +136,19 @@ def test_a_conversation_is_kept_reopened_and_deleted_with_its_turns(tmp_path: Pa
         assert len(listed[1].title) == 80
         assert conversations.latest(store) == first
 
-        entries = conversations.turns(store, first)
-        assert entries is not None
+        kept = conversations.kept(store, first)
+        assert kept is not None
+        assert not kept.client
+        entries = kept.entries
         assert [entry.question for entry in entries] == [FIRST, "why?"]
         reopened = Conversation.from_entries(first, entries)
         assert reopened.turns == [answered]
         assert [entry.question for entry in reopened.entries] == [FIRST, "why?"]  # shown again
-        assert conversations.turns(store, other + 1) is None
+        assert conversations.kept(store, other + 1) is None
 
         assert conversations.delete(store, first)
         assert not conversations.delete(store, first)
-        assert not conversations.exists(store, first)
+        assert conversations.kept(store, first) is None
         assert [entry.question for entry in store.history()] == ["a question on its own"]
     finally:
         store.close()

@@ -103,7 +103,9 @@ def test_conversations_kept_by_the_previous_release_survive_its_migration(tmp_pa
     store = Store(path)
     try:
         (kept,) = conversations.listing(store)
-        (entry,) = conversations.turns(store, 4) or []
+        found = conversations.kept(store, 4)
+        assert found is not None
+        (entry,) = found.entries
     finally:
         store.close()
     assert (kept.id, kept.title, kept.turns) == (4, "kept?", 1)

@@ -23,6 +23,12 @@ from PySide6.QtWidgets import (
 from app.index import ConversationInfo
 from ui.plain import plain_tooltip
 
+CLIENT_MARK = "MCP · "
+CLIENT_NOTE = (
+    "Asked by an MCP client. Your questions go on in a conversation of your own: "
+    "the client does not see them."
+)
+
 
 class ConversationList(QWidget):
     """Signals: open_requested(int) — a conversation was activated (clicked, Enter);
@@ -56,7 +62,11 @@ class ConversationList(QWidget):
         self.list.clear()
         for conversation in conversations:
             turns = f"{conversation.turns} question{'s' if conversation.turns != 1 else ''}"
-            item = QListWidgetItem(conversation.title)  # the user's words: a plain-text item
+            title = conversation.title
+            if conversation.client:
+                title = f"{CLIENT_MARK}{title}"
+                turns += f"\n{CLIENT_NOTE}"
+            item = QListWidgetItem(title)  # the user's words: a plain-text item
             item.setData(Qt.ItemDataRole.UserRole, conversation.id)
             item.setToolTip(plain_tooltip(f"{conversation.title}\n{turns}"))
             self.list.addItem(item)
