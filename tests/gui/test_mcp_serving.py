@@ -28,6 +28,7 @@ from app.processes import free_loopback_port
 from tests.gui.conftest import main_window
 from tests.gui.waiting import until
 from ui.settings.settings_dialog import SettingsDialog
+from ui.window.conversation_list import CLIENT_MARK
 from ui.window.main_window import MainWindow
 
 
@@ -203,12 +204,12 @@ def test_a_client_asks_through_the_app_while_the_window_keeps_working(
             )
             finished = time.perf_counter()
             timer.stop()
-        # The client's conversation is in the window's sidebar at once: nobody asked in the window.
+        # The client's conversation is in the window's sidebar at once, marked as the client's.
         listed = window.conversation_list.list
 
         def in_sidebar() -> bool:
             titles = [listed.item(row).text() for row in range(listed.count())]
-            return "How do I cite pages?" in titles
+            return f"{CLIENT_MARK}How do I cite pages?" in titles
 
         await until(window.answers_shown, in_sidebar)
         return result, partial, started, finished
