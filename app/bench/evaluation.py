@@ -1,15 +1,20 @@
 """`docent eval QA.jsonl`: does the router pay? The same questions through local only, cloud
 only and auto, in one table: accuracy, citation page hit rate, share answered locally, total
-cost, median time to first token and retrieval recall (an evidence page among the passages
-given to the model); then the same per kind, language and split; then the router's confusion
-matrix on the local-only answers (would it have escalated the ones the local model got wrong?).
+cost, median time to first token, retrieval recall (an evidence page among the passages given
+to the model), the declines, the wrong answers shown (not declined) and how far the answers
+shown can be trusted (right among those not declined); then the same per kind, language, split
+and conversation turn (first or later); then the router's confusion matrix on the local-only
+answers (would it have escalated the ones the local model got wrong?).
 
 A QA line: {"question", "answers": [alternative, …], "document": file name, "pages": [n, …]},
-optionally "kind" (lookup | combine), "lang", "split" (tune | holdout: what tuning may not look
-at) and "evidence" (a quote from the page). An alternative is a string, or a list of strings
-that must all appear (case-insensitive). A question the documents do not answer has no answers,
-document or pages (kind "unanswerable"): it is right when Docent declines it, and an answerable
-one is wrong when declined.
+optionally "kind" (lookup | combine | table | follow_up), "lang", "split" (tune | holdout: what
+tuning may not look at) and "evidence" (a quote from the page). An alternative is a string, or
+a list of strings that must all appear (case-insensitive). A question the documents do not
+answer has no answers, document or pages (kind "unanswerable"): it is right when Docent
+declines it, and an answerable one is wrong when declined.
+
+A line with "conversation": "<id>" and "turn": n is the n-th question of that conversation: the
+turns (1, 2, … in one split) are asked in order in one Conversation, each scored on its own.
 """
 
 from __future__ import annotations
@@ -18,12 +23,13 @@ import functools
 import itertools
 import json
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.answering import Failed, Finished, Source, SourcesFound
+from app.answering.conversation import Conversation
 from app.errors import DocentError
 from app.routing import QuestionFeatures, RetrievalConfidence, Route, Thresholds, hardness
 
@@ -37,6 +43,20 @@ class EvalError(DocentError):
     """The question set cannot be read."""
 
 
+Alternatives = tuple[tuple[str, ...], ...]
+
+
+def alternatives(raw: Sequence[str | Sequence[str]]) -> Alternatives:
+    """A QA line's answers as alternatives: a string, or strings that must all appear."""
+    return tuple((item,) if isinstance(item, str) else tuple(item) for item in raw)
+
+
+def matches(text: str, wanted: Alternatives) -> bool:
+    """One alternative's strings all appear in `text` (case aside)."""
+    folded = text.casefold()
+    return any(all(term.casefold() in folded for term in terms) for terms in wanted)
+
+
 @dataclass(frozen=True, slots=True)
 class QA:
     question: str
@@ -46,6 +66,8 @@ class QA:
     kind: str = "lookup"
     lang: str = "en"
     split: str = "tune"
+    conversation: str | None = None  # asked after this conversation's earlier turns
+    turn: int = 1
 
     @property
     def answerable(self) -> bool:
@@ -54,10 +76,7 @@ class QA:
     def correct(self, finished: Finished) -> bool:
         if not self.answerable:
             return finished.unsupported_draft is not None
-        folded = finished.answer.casefold()
-        return finished.unsupported_draft is None and any(
-            all(term.casefold() in folded for term in terms) for terms in self.answers
-        )
+        return finished.unsupported_draft is None and matches(finished.answer, self.answers)
 
     def cited(self, citations: Sequence[Source]) -> bool:
         """A cited page is an evidence page (page-citation accuracy)."""
@@ -79,25 +98,53 @@ def load_questions(path: Path) -> list[QA]:
             continue
         try:
             raw: dict[str, Any] = json.loads(line)
+            conversation = raw.get("conversation")
             questions.append(
                 QA(
                     question=raw["question"],
-                    answers=tuple(
-                        (answer,) if isinstance(answer, str) else tuple(answer)
-                        for answer in raw["answers"]
-                    ),
+                    answers=alternatives(raw["answers"]),
                     document=raw.get("document", "") if raw["answers"] else "",
                     pages=tuple(raw["pages"] if raw["answers"] else ()),
                     kind=raw.get("kind", "lookup" if raw["answers"] else "unanswerable"),
                     lang=raw.get("lang", "en"),
                     split=raw.get("split", "tune"),
+                    conversation=None if conversation is None else str(conversation),
+                    turn=int(raw.get("turn", 1)),
                 )
             )
         except (ValueError, KeyError, TypeError) as error:
             raise EvalError(f"{path}, line {number}: not a QA line ({error})") from None
     if not questions:
         raise EvalError(f"{path} holds no questions")
+    for name, turns in _conversations(questions).items():
+        # A gap or a split between turns would ask a follow-up without what it follows.
+        if [qa.turn for qa in turns] != list(range(1, len(turns) + 1)):
+            raise EvalError(f"{path}: conversation {name!r}: its turns must be 1, 2, … once each")
+        if len({qa.split for qa in turns}) > 1:
+            raise EvalError(f"{path}: conversation {name!r}: its turns must share one split")
     return questions
+
+
+def _conversations(questions: Sequence[QA]) -> dict[str, list[QA]]:
+    """Each conversation's questions in turn order."""
+    grouped: dict[str, list[QA]] = {}
+    for qa in questions:
+        if qa.conversation is not None:
+            grouped.setdefault(qa.conversation, []).append(qa)
+    return {name: sorted(turns, key=lambda qa: qa.turn) for name, turns in grouped.items()}
+
+
+def asked_together(questions: Sequence[QA]) -> list[list[QA]]:
+    """The questions as they are asked: one alone, or a conversation's turns in order where
+    the conversation's first line stands."""
+    conversations = _conversations(questions)
+    groups: list[list[QA]] = []
+    for qa in questions:
+        if qa.conversation is None:
+            groups.append([qa])
+        elif qa.conversation in conversations:
+            groups.append(conversations.pop(qa.conversation))
+    return groups
 
 
 @dataclass
@@ -120,6 +167,7 @@ class ModeResult:
         # Citations and retrieval have an evidence page to hit only where the documents answer.
         answerable = sum(qa.answerable for qa in questions)
         unanswerable = len(questions) - answerable
+        wrong_shown, right_among_shown = shown_shares(self.answers, len(questions))
         return {
             "mode": self.mode,
             "questions": len(questions),
@@ -130,6 +178,8 @@ class ModeResult:
             "declined_unanswerable": (
                 self.declined_unanswerable / unanswerable if unanswerable else None
             ),
+            "wrong_not_declined": wrong_shown,
+            "right_among_answers": right_among_shown,
             "answered_locally": self.local / len(questions),
             "cost_usd": self.cost_usd,
             "unpriced_answers": self.unpriced,
@@ -138,6 +188,70 @@ class ModeResult:
             "answers": self.answers,
         }
 
+    async def ask(self, desk: Desk, qa: QA, conversation: Conversation | None) -> None:
+        given: tuple[Source, ...] = ()
+        evidence: RetrievalConfidence | None = None  # what the router read, for its table
+        route = MODES[self.mode]
+        async for event in desk.ask(qa.question, route=route, conversation=conversation):
+            if isinstance(event, SourcesFound):
+                given, evidence = event.sources, event.evidence
+                self.retrieved += qa.retrieved(given)
+            elif isinstance(event, Finished):
+                metrics = event.metrics
+                correct = qa.correct(event)
+                declined = event.unsupported_draft is not None
+                self.answered += 1
+                self.correct += correct
+                self.cited += qa.cited(event.citations)
+                if qa.answerable:
+                    self.declined += declined
+                else:
+                    self.declined_unanswerable += declined
+                self.local += metrics.route in ("local", "fallback")
+                if metrics.cost_usd is None:
+                    self.unpriced += 1
+                else:
+                    self.cost_usd += metrics.cost_usd
+                if metrics.ttft_s is not None:
+                    self.ttfts.append(metrics.ttft_s)
+                self.answers.append(
+                    {
+                        "question": qa.question,
+                        "route": metrics.route,
+                        "reason": metrics.reason,
+                        "correct": correct,
+                        "declined": declined,
+                        "answerable": qa.answerable,
+                        "cited": qa.cited(event.citations),
+                        "retrieved": qa.retrieved(given),
+                        "kind": qa.kind,
+                        "lang": qa.lang,
+                        "split": qa.split,
+                        "conversation": qa.conversation,
+                        "turn": qa.turn,
+                        "similarity": evidence.top_similarity if evidence else None,
+                        "margin": evidence.margin if evidence else None,
+                        "documents": evidence.documents if evidence else 0,
+                        "answer": event.unsupported_draft or event.answer,
+                    }
+                )
+            elif isinstance(event, Failed):
+                self.failures.append(f"{qa.question}: {event.error}")
+
+
+def shown_shares(
+    answers: Sequence[dict[str, Any]], questions: int
+) -> tuple[float | None, float | None]:
+    """What the user is shown: wrong answers not declined (an unanswerable question answered
+    counts), of `questions`; and right answers among those not declined, the share of Docent's
+    answers the user can trust."""
+    shown = [a for a in answers if not a["declined"]]
+    wrong = sum(not a["correct"] for a in shown)
+    return (
+        wrong / questions if questions else None,
+        (len(shown) - wrong) / len(shown) if shown else None,
+    )
+
 
 async def evaluate(
     desk: Desk, questions: Sequence[QA], modes: Sequence[str]
@@ -145,50 +259,11 @@ async def evaluate(
     rows = []
     for mode in modes:
         result = ModeResult(mode)
-        for qa in questions:
-            given: tuple[Source, ...] = ()
-            evidence: RetrievalConfidence | None = None  # what the router read, for its table
-            async for event in desk.ask(qa.question, route=MODES[mode]):
-                if isinstance(event, SourcesFound):
-                    given, evidence = event.sources, event.evidence
-                    result.retrieved += qa.retrieved(given)
-                elif isinstance(event, Finished):
-                    metrics = event.metrics
-                    result.answered += 1
-                    result.correct += qa.correct(event)
-                    result.cited += qa.cited(event.citations)
-                    declined = event.unsupported_draft is not None
-                    if qa.answerable:
-                        result.declined += declined
-                    else:
-                        result.declined_unanswerable += declined
-                    result.local += metrics.route in ("local", "fallback")
-                    if metrics.cost_usd is None:
-                        result.unpriced += 1
-                    else:
-                        result.cost_usd += metrics.cost_usd
-                    if metrics.ttft_s is not None:
-                        result.ttfts.append(metrics.ttft_s)
-                    result.answers.append(
-                        {
-                            "question": qa.question,
-                            "route": metrics.route,
-                            "reason": metrics.reason,
-                            "correct": qa.correct(event),
-                            "declined": declined,
-                            "cited": qa.cited(event.citations),
-                            "retrieved": qa.retrieved(given),
-                            "kind": qa.kind,
-                            "lang": qa.lang,
-                            "split": qa.split,
-                            "similarity": evidence.top_similarity if evidence else None,
-                            "margin": evidence.margin if evidence else None,
-                            "documents": evidence.documents if evidence else 0,
-                            "answer": event.unsupported_draft or event.answer,
-                        }
-                    )
-                elif isinstance(event, Failed):
-                    result.failures.append(f"{qa.question}: {event.error}")
+        for group in asked_together(questions):
+            # One Conversation per conversation: each turn's prompt carries the turns before it.
+            conversation = None if group[0].conversation is None else Conversation()
+            for qa in group:
+                await result.ask(desk, qa, conversation)
         rows.append(result.row(questions))
     return rows
 
@@ -197,11 +272,17 @@ def _share(value: float | None) -> str:
     return "–" if value is None else f"{value:.0%}"
 
 
+def _share_of(answers: Sequence[dict[str, Any]], flag: str) -> str:
+    """The share of `answers` whose `flag` is true ("–" for none)."""
+    return _share(sum(a[flag] for a in answers) / len(answers) if answers else None)
+
+
 def table(rows: Sequence[dict[str, Any]]) -> str:
     lines = [
         "| mode | accuracy | citation page hits | answered locally | total cost | median TTFT "
-        "| retrieval recall | declined: unanswerable / answerable |",
-        "|---|---|---|---|---|---|---|---|",
+        "| retrieval recall | declined: unanswerable / answerable | wrong, not declined "
+        "| right among answers |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         ttft = row["median_ttft_s"]
@@ -212,36 +293,53 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
             f"{row['answered_locally']:.0%} | {cost} | "
             + ("–" if ttft is None else f"{ttft:.2f} s")
             + f" | {_share(row['retrieval_recall'])} | {_share(row['declined_unanswerable'])}"
-            f" / {_share(row['declined_answerable'])} |"
+            f" / {_share(row['declined_answerable'])} | {_share(row['wrong_not_declined'])} | "
+            f"{_share(row['right_among_answers'])} |"
         )
     return "\n".join(lines)
 
 
+def _turn(answer: dict[str, Any]) -> str | None:
+    """A conversation's first turn, or one that follows earlier turns (None: asked alone)."""
+    if answer.get("conversation") is None:
+        return None
+    return "first" if answer["turn"] == 1 else "later"
+
+
+_GROUPINGS: dict[str, Callable[[dict[str, Any]], str | None]] = {
+    "kind": lambda answer: answer["kind"],
+    "lang": lambda answer: answer["lang"],
+    "split": lambda answer: answer["split"],
+    "turn": _turn,
+}
+
+
 def breakdown(rows: Sequence[dict[str, Any]]) -> str:
-    """Accuracy, retrieval recall, citation hits and declines per mode and kind, language and
-    split (recall and citations of the answerable questions)."""
+    """Per mode and kind, language, split and conversation turn (first or later): accuracy,
+    retrieval recall and citation hits (of the answerable questions), declines, wrong answers
+    shown and right among the answers shown."""
     lines = [
         "| mode | group | questions | accuracy | retrieval recall | citation page hits "
-        "| declined |",
-        "|---|---|---|---|---|---|---|",
+        "| declined: unanswerable / answerable | wrong, not declined | right among answers |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
-        for field_name in ("kind", "lang", "split"):
+        for grouping, group_of in _GROUPINGS.items():
             groups: dict[str, list[dict[str, Any]]] = {}
             for answer in row["answers"]:
-                groups.setdefault(answer[field_name], []).append(answer)
+                if (group := group_of(answer)) is not None:
+                    groups.setdefault(group, []).append(answer)
             for group, answers in sorted(groups.items()):
                 count = len(answers)
-                answerable = [a for a in answers if a["kind"] != "unanswerable"]
-
-                def among_answerable(key: str, of: list[dict[str, Any]] = answerable) -> str:
-                    return _share(sum(a[key] for a in of) / len(of) if of else None)
-
+                answerable = [a for a in answers if a["answerable"]]
+                unanswerable = [a for a in answers if not a["answerable"]]
+                wrong_shown, right_among_shown = shown_shares(answers, count)
                 lines.append(
-                    f"| {row['mode']} | {field_name} {group} | {count} | "
-                    f"{sum(a['correct'] for a in answers) / count:.0%} | "
-                    f"{among_answerable('retrieved')} | {among_answerable('cited')} | "
-                    f"{sum(a['declined'] for a in answers) / count:.0%} |"
+                    f"| {row['mode']} | {grouping} {group} | {count} | "
+                    f"{_share_of(answers, 'correct')} | {_share_of(answerable, 'retrieved')} | "
+                    f"{_share_of(answerable, 'cited')} | {_share_of(unanswerable, 'declined')} / "
+                    f"{_share_of(answerable, 'declined')} | {_share(wrong_shown)} | "
+                    f"{_share(right_among_shown)} |"
                 )
     return "\n".join(lines)
 
@@ -316,7 +414,7 @@ def router_table(rows: Sequence[dict[str, Any]]) -> str:
         return "(the router table needs the local only mode)"
     by_split: dict[str, list[dict[str, Any]]] = {}
     for answer in local["answers"]:
-        if answer["kind"] != "unanswerable":  # no route can answer it: it is for declining
+        if answer["answerable"]:  # no route can answer the others: they are for declining
             by_split.setdefault(answer["split"], []).append(answer)
     if not by_split:
         return "(no question here has an answer: nothing to route)"

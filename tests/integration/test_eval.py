@@ -35,7 +35,9 @@ def test_eval_prints_one_row_per_mode_from_real_answers(
     summary, groups, router = result.stdout.split("\n\n")[1:4]  # after the question count
     header, _, *rows = summary.splitlines()
     assert header.startswith("| mode | accuracy | citation page hits | answered locally |")
-    assert header.endswith("| declined: unanswerable / answerable |")
+    assert header.endswith(
+        "| declined: unanswerable / answerable | wrong, not declined | right among answers |"
+    )
     assert [row.split(" | ")[0] for row in rows] == ["| local only", "| cloud only", "| auto"]
     assert "| local only | kind combine | 2 | " in groups  # the breakdown by kind, lang, split
     assert router.startswith("| thresholds | split | kept local, right | kept local, wrong |")
@@ -50,6 +52,11 @@ def test_eval_prints_one_row_per_mode_from_real_answers(
         assert row["retrieval_recall"] == sum(a["retrieved"] for a in answerable) / 3
         assert row["retrieval_recall"] >= row["citation_page_hits"]  # cited ⊆ given
         assert row["declined_answerable"] == sum(a["declined"] for a in answerable) / 3
+        shown = [a for a in row["answers"] if not a["declined"]]
+        wrong = sum(not a["correct"] for a in shown)
+        assert row["wrong_not_declined"] == wrong / 4
+        if shown:
+            assert row["right_among_answers"] == (len(shown) - wrong) / len(shown)
     # The local model names a city from memory; no passage supports it, so it is declined.
     assert local["answers"][3]["declined"]
     assert local["declined_unanswerable"] == 1.0

@@ -240,4 +240,6 @@ def test_docent_eval_fetches_the_set_beside_its_questions(
 
     refused = docent("eval", str(qa), "--mirror", eval_set.mirror, "--documents", str(cached))
     assert refused.returncode == 2
-    assert "--mirror needs a sources.toml beside QA (and no --documents)" in refused.stderr
+    assert "--mirror needs a sources.toml beside QA or --summaries (and no --documents)" in (
+        refused.stderr
+    )

@@ -17,6 +17,7 @@ def answer(question: str, similarity: float, correct: bool, split: str = "tune")
         "correct": correct,
         "split": split,
         "kind": "lookup",
+        "answerable": True,
     }
 
 
@@ -81,7 +82,7 @@ def test_without_a_tune_split_the_fit_says_it_saw_the_answers_it_is_checked_on()
 def test_questions_the_documents_do_not_answer_stay_out_of_the_router_table() -> None:
     """No route can answer them: they measure declining, not routing."""
     declined = [
-        {**answer(f"Who won in {year}?", 0.70, True), "kind": "unanswerable"}
+        {**answer(f"Who won in {year}?", 0.70, True), "kind": "unanswerable", "answerable": False}
         for year in (1990, 1991)
     ]
     assert router_table([{"mode": "local only", "answers": ANSWERS}]) == router_table(
