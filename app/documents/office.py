@@ -292,11 +292,12 @@ def read_xlsx(path: Path) -> OfficeDocument:
             header: list[object] = []
             batch: list[tuple[int, list[object]]] = []
             truncated = False
-            # Read-only rows are padded to the widest one the sheet declares: ask for no more.
-            columns = min(sheet.max_column or MAX_COLUMNS, MAX_COLUMNS)
-            for number, values in enumerate(
-                sheet.iter_rows(max_col=columns, values_only=True), start=1
-            ):
+            # Read-only mode stops at the sheet's declared <dimension>, which some writers leave
+            # at "A1" (readxl's datasets.xlsx). Without it each row is as wide as its own last
+            # cell, not padded, and reading ends with the sheet's last row.
+            sheet.reset_dimensions()
+            for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
+                values = values[:MAX_COLUMNS]
                 row = list(values[: _width(values)])
                 if not row:
                     continue

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
 
@@ -120,6 +121,32 @@ def test_a_workbook_over_the_cell_limit_is_read_up_to_it_with_a_note(
     assert read.notes == [
         "sheet Staff read up to the cell limit (5)",
         "sheet Budget not read: the workbook is over the cell limit",
+    ]
+
+
+def test_every_row_is_read_when_a_sheet_declares_a_smaller_dimension(tmp_path: Path) -> None:
+    """Some writers (readxl's datasets.xlsx) declare `<dimension ref="A1"/>` whatever the sheet
+    holds; openpyxl's read-only mode would stop at that cell."""
+    source = write_xlsx(tmp_path / "source.xlsx")
+    path = tmp_path / "harbour.xlsx"
+    with zipfile.ZipFile(source) as good, zipfile.ZipFile(path, "w") as understated:
+        for info in good.infolist():
+            data = good.read(info)
+            if info.filename.startswith("xl/worksheets/sheet"):
+                data = re.sub(rb'<dimension ref="[^"]*"/>', b'<dimension ref="A1"/>', data)
+                assert b'<dimension ref="A1"/>' in data
+            understated.writestr(info, data)
+    with open_document(path) as document:
+        pages = [(page.label, [text for text, _ in page.blocks]) for page in document.pages()]
+    assert pages == [
+        ("Staff A1:B3", ["| Name | Role |\n|---|---|\n| Ana | Harbour master |\n| Ivo | Pilot |"]),
+        (
+            "Budget A1:C4",
+            [
+                "| Item | Cost in euros | Year |\n|---|---|---|\n| Quay repairs | 40000 | 2025 |\n"
+                "| Buoys | 3500 | 2025 |\n| Harbour crane | 185000 | 2026 |"
+            ],
+        ),
     ]
 
 
