@@ -5,6 +5,10 @@ markers, the bundled 0.5B model writes only markers. So the model answers in pla
 and each finished sentence is attributed to the source that shares most of its content words
 (CJK by bigrams). Explicit [n] markers, when a model writes them, are honoured too. A sentence
 that no source supports gets no citation: the evidence a user (and the cloud router) needs.
+
+Words alone are not support: a sentence's checkable facts (facts.py: numbers, dates, versions,
+names) must each be stated by the passage it cites (or a second one beside it). A sentence with
+a fact no passage states is *unverified*: never cited, flagged where it is shown.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from app.answering.facts import NO_FACTS, Evidence, Facts, facts_of, ungrouped
 from app.index.terms import keyword_terms, stated_values
 
 _MARKER = re.compile(r"\[(\d{1,2}(?:\s*[,;]\s*\d{1,2})*)\]")
@@ -45,12 +50,19 @@ class Citable(Protocol):
     def heading(self) -> str | None: ...
 
 
+UNVERIFIED = "unverified"  # the flag closing a sentence whose facts no passage states
+SHOWN_MISSING = 3  # facts named in the flag
+
+
 @dataclass(frozen=True, slots=True)
 class Attribution:
     number: int  # the source's number
     end: int  # offset in the answer where the supported sentence ends
     support: float  # share of the sentence's content words found in the source
     explicit: bool  # the model wrote the marker itself
+    # The facts of the sentence no passage states: the sentence is unverified, not cited
+    # (`number` is then the passage that came closest).
+    missing: tuple[str, ...] = ()
 
 
 class CitationTracker:
@@ -61,15 +73,21 @@ class CitationTracker:
         # A source's section heading is its evidence too: a changelog entry's version is there.
         evidence = {source.number: f"{source.heading or ''}\n{source.text}" for source in sources}
         self._terms = {number: set(keyword_terms_all(text)) for number, text in evidence.items()}
-        self._values = {number: stated_values(text) for number, text in evidence.items()}
+        self._values = {number: stated_values(ungrouped(text)) for number, text in evidence.items()}
         # Words of the question echoed in the answer say nothing about where the answer came from.
         self._question_terms = set(keyword_terms_all(question))
         self._question_values = stated_values(question)
+        self._evidence = {number: Evidence.of(text) for number, text in evidence.items()}
+        # A fact the question gives, or a computed one (computed()), needs no passage.
+        self._given_text = question
+        self._given = Evidence.of(question)
         self._text = ""
         self._sentence_start = 0
         self._marker_scan = 0
         self.sentences = 0
         self.supported_sentences = 0
+        # Of the sentences that state checkable facts, in order: whether their passages do.
+        self.facts_verified: list[bool] = []
 
     @property
     def text(self) -> str:
@@ -88,6 +106,18 @@ class CitationTracker:
         tail = self._text[self._sentence_start :]
         self._sentence_start = len(self._text)
         return self._attribute(tail, len(self._text.rstrip()))
+
+    def computed(self, text: str) -> None:
+        """Facts Docent worked out itself (a calculation's result): stated by no passage, and
+        still no invention."""
+        self._given_text += f"\n{text}"
+        self._given = Evidence.of(self._given_text)
+
+    @property
+    def key_unverified(self) -> bool:
+        """The answer's first sentence stating facts states one no passage does: the answer
+        itself is in doubt, not a side remark."""
+        return bool(self.facts_verified) and not self.facts_verified[0]
 
     @property
     def grounded_share(self) -> float | None:
@@ -108,7 +138,7 @@ class CitationTracker:
         # A value (a number, a version, "deb12u1", FNM_PATHNAME) is the evidence of a lookup's
         # answer: the source that states it whole wins, and suffices, even among other words.
         # Its digits are not words of their own: "$0.01" is not supported by any "0" or "01".
-        values = stated_values(claim) - self._question_values
+        values = stated_values(ungrouped(claim)) - self._question_values
         digits = {part for value in values for part in keyword_terms_all(value) if part.isdigit()}
         terms = set(keyword_terms_all(claim)) - self._question_terms - digits
         if not terms and not values:
@@ -121,6 +151,8 @@ class CitationTracker:
                 best_number, best = number, shared
         shared_values, shared_terms = best
         support = shared_terms / len(terms) if terms else 0.0
+        if facts := self._given.lacks(facts_of(claim)):
+            return self._checked(facts, best_number, end, support, terms)
         if support < SUPPORT_THRESHOLD and not shared_values:
             return []
         few = shared_terms < min(MIN_SHARED_TERMS, len(terms))
@@ -128,6 +160,27 @@ class CitationTracker:
             return []
         self.supported_sentences += 1
         return [Attribution(best_number, end, support, explicit=False)]
+
+    def _checked(
+        self, facts: Facts, number: int, end: int, support: float, terms: set[str]
+    ) -> list[Attribution]:
+        """A sentence stating facts, cited to the passage its words chose: each fact must be
+        stated there, or by a second passage sharing its words too (a sentence may join two);
+        else the sentence is unverified."""
+        missing = self._evidence[number].lacks(facts) if number else facts
+        cited = [number]
+        if missing and number:
+            for other, evidence in self._evidence.items():
+                shares = terms & self._terms[other]  # a passage about the sentence, not a stray 6
+                if other != number and shares and not evidence.lacks(missing):
+                    cited.append(other)
+                    missing = NO_FACTS
+                    break
+        self.facts_verified.append(not missing)
+        if missing:
+            return [Attribution(number, end, 0.0, False, tuple(missing.described()))]
+        self.supported_sentences += 1
+        return [Attribution(n, end, support, explicit=False) for n in cited]
 
     def _only_in(self, number: int, terms: set[str]) -> bool:
         """Whether that source alone holds a word of the sentence ("Expat", "两个"): a short
@@ -143,13 +196,14 @@ _SENTENCE_STOPS = ".!?" + _WIDE_STOPS
 def mark(streamed: str, attributions: Sequence[Attribution]) -> str:
     """The answer (`streamed`, the text as it streamed, stripped) with a [n] marker closing each
     sentence the tracker tied to a source, when the model wrote no marker itself (the models
-    Docent ships hardly ever do). Written once, here: the window, a reopened conversation, the
-    history, the cache, `--json` and MCP all show the same cited text."""
+    Docent ships hardly ever do), and a flag closing each unverified one ("[unverified: 2010]").
+    Written once, here: the window, a reopened conversation, the history, the cache, `--json`
+    and MCP all show the same cited text."""
     answer = streamed.strip()
-    if not attributions or any(attribution.explicit for attribution in attributions):
-        return answer
+    model_cites = any(attribution.explicit for attribution in attributions)
+    shown = [a for a in attributions if a.missing or not (model_cites or a.explicit)]
     lead = len(streamed) - len(streamed.lstrip())
-    for attribution in sorted(attributions, key=lambda a: a.end, reverse=True):
+    for attribution in sorted(shown, key=lambda a: a.end, reverse=True):
         end = min(max(attribution.end - lead, 0), len(answer))
         while end and answer[end - 1].isspace():
             end -= 1
@@ -157,8 +211,14 @@ def mark(streamed: str, attributions: Sequence[Attribution]) -> str:
             end -= 1
         following = answer[end : end + 1]
         space = "" if following and following in _WIDE_STOPS else " "
-        answer = f"{answer[:end]}{space}[{attribution.number}]{answer[end:]}"
+        answer = f"{answer[:end]}{space}{_marker(attribution)}{answer[end:]}"
     return answer
+
+
+def _marker(attribution: Attribution) -> str:
+    if not attribution.missing:
+        return f"[{attribution.number}]"
+    return f"[{UNVERIFIED}: {', '.join(attribution.missing[:SHOWN_MISSING])}]"
 
 
 def keyword_terms_all(text: str) -> list[str]:

@@ -38,6 +38,14 @@ from app.answering.run import CitedText, Kept, Parts, history_record
 from app.answering.streaming import Outcome, cited_stream
 from app.answering.summary import Summarizer
 from app.answering.summary_request import summary_request
+from app.answering.tables import (
+    MAX_QUERY_TOKENS,
+    Table,
+    find_tables,
+    is_table_question,
+    query_prompt,
+    run_query,
+)
 from app.cjk import estimate_tokens
 from app.documents.chunking import cited_as
 from app.index import HistoryRecord, Passage
@@ -180,8 +188,8 @@ def _unsupported(attempt: _Attempt) -> bool:
     if attempt.error or generation is None or generation.finish_reason == "cancelled":
         return False
     answer = attempt.written.text
-    if _NOT_FOUND.search(answer):
-        return True
+    if _NOT_FOUND.search(answer) or attempt.tracker.key_unverified:
+        return True  # (the answer's first sentence of facts states one no passage does)
     if attempt.tracker.grounded_share:
         return False
     return not (attempt.hint and stated_values(attempt.hint) & stated_values(answer))
@@ -331,9 +339,16 @@ class Answerer:
         attempt = attempt_on(decision, decision.route == "cloud")
         if decision.route == "local":
             features = QuestionFeatures.read(question)
-            if "computation" in features.cues:
-                yield Status("working out the arithmetic")
-                attempt.hint = await self._calculate(question, plan, cancel)
+            tables = find_tables(plan.send) if is_table_question(question) else []
+            if tables or "computation" in features.cues:
+                if tables:
+                    yield Status("computing over the table")
+                    attempt.hint = await self._tabulate(question, plan, tables, cancel)
+                else:
+                    yield Status("working out the arithmetic")
+                    attempt.hint = await self._calculate(question, plan, cancel)
+                if attempt.hint is not None:  # its result is Docent's own: no invention
+                    attempt.tracker.computed(attempt.hint)
             elif features.parts == 1 and (kind := value_kind(question)) is not None:
                 found = extract(kind, question, plan.found)
                 attempt.hint = None if found is None else found.line
@@ -539,27 +554,50 @@ class Answerer:
         return routing.privacy != "excerpts" or not routing.cascade
 
     async def _calculate(self, question: str, plan: Plan, cancel: CancelToken) -> str | None:
-        """The local model writes the arithmetic; Python computes it (see calculation.py). The
-        request shares the answer's prompt up to the question, so its KV cache is reused."""
+        """The local model writes the arithmetic; Python computes it (see calculation.py)."""
+        written = await self._local_step(question, plan, CALCULATION_PROMPT, cancel)
+        calculation = None if written is None else calculate(written)
+        return None if calculation is None else calculation.line
+
+    async def _tabulate(
+        self, question: str, plan: Plan, tables: Sequence[Table], cancel: CancelToken
+    ) -> str | None:
+        """The local model writes one SELECT over the sources' tables; SQLite runs it, checked
+        (see tables.py): a count or a total is computed, not guessed."""
+        prompt = query_prompt(question, tables)
+        written = await self._local_step(question, plan, prompt, cancel, MAX_QUERY_TOKENS)
+        answer = None if written is None else await asyncio.to_thread(run_query, written, tables)
+        return None if answer is None else answer.line
+
+    async def _local_step(
+        self,
+        question: str,
+        plan: Plan,
+        instruction: str,
+        cancel: CancelToken,
+        max_tokens: int = MAX_CALCULATION_TOKENS,
+    ) -> str | None:
+        """What the local model writes for a step before the answer (arithmetic, a query), in
+        the answer's prompt up to the question, so its KV cache is reused; None when the engine
+        fails (the answer itself then reports what is wrong with it)."""
         names = self._local_names
         messages = build_messages(
             self._system,
             question,
             plan.send,
             names=names,
-            hint=CALCULATION_PROMPT,
+            hint=instruction,
             history=_turns(plan, names),
         )
-        request = GenerationRequest(messages, MAX_CALCULATION_TOKENS, 0.0)
+        request = GenerationRequest(messages, max_tokens, 0.0)
         written: list[str] = []
         try:
             async for event in self.local.stream(request, cancel):
                 if isinstance(event, TokenGenerated):
                     written.append(event.text)
         except EngineError:
-            return None  # the answer itself reports what is wrong with the engine
-        calculation = calculate("".join(written))
-        return None if calculation is None else calculation.line
+            return None
+        return "".join(written)
 
     async def _replay(
         self,

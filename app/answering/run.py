@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from app.answering.citations import Attribution, mark
 from app.answering.events import (
@@ -79,10 +80,10 @@ class CitedText:
         offset = len(self.text)
 
         def cite(attributions: list[Attribution]) -> list[Citation]:
-            moved = [
-                Attribution(a.number, offset + a.end, a.support, a.explicit) for a in attributions
+            moved = [replace(a, end=offset + a.end) for a in attributions]
+            found = [
+                Citation(by_number[a.number], a.end, a.explicit) for a in moved if not a.missing
             ]
-            found = [Citation(by_number[a.number], a.end, a.explicit) for a in moved]
             self.attributions += moved
             self.citations += found
             self.cited += [c.source for c in found if c.source not in self.cited]
@@ -94,20 +95,21 @@ class CitedText:
         """The text as shown and recorded: stripped, each supported sentence closed by its [n]."""
         return mark(self.text, self.attributions)
 
-    def restore(
-        self, citations: Sequence[tuple[int, int, bool]], sources: Sequence[Source]
-    ) -> None:
-        """Citations kept as (number, offset, explicit), for text already written."""
+    def restore(self, kept: Sequence[Sequence[Any]], sources: Sequence[Source]) -> None:
+        """Attributions kept by `kept_citations`, for text already written."""
         by_number = {source.number: source for source in sources}
-        for number, at, explicit in citations:
-            self.attributions.append(Attribution(number, at, 1.0, explicit))
+        for number, at, explicit, *missing in kept:
+            self.attributions.append(Attribution(number, at, 1.0, explicit, tuple(missing)))
+            if missing:
+                continue  # an unverified sentence: flagged, not cited
             citation = Citation(by_number[number], at, explicit)
             self.citations.append(citation)
             if citation.source not in self.cited:
                 self.cited.append(citation.source)
 
-    def kept_citations(self) -> list[list[object]]:
-        return [[c.source.number, c.at, c.explicit] for c in self.citations]
+    def kept_citations(self) -> list[list[Any]]:
+        """The attributions as JSON: (number, offset, explicit, the facts no passage states)."""
+        return [[a.number, a.end, a.explicit, *a.missing] for a in self.attributions]
 
 
 @dataclass(frozen=True, slots=True)

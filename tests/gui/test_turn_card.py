@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 import qasync
 from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QToolTip
 from pytestqt.qtbot import QtBot
@@ -22,6 +23,7 @@ from tests.gui.conftest import tooltip_shows
 from ui.answer.source_cards import Thumbnails
 from ui.answer.turn_card import TurnCard
 from ui.background import Background
+from ui.theme import error_colour
 
 HOSTILE = (
     "**Seven** years.\n\n- invoices\n- ledgers\n\n<img src='http://127.0.0.1:9/x.png'> <b>raw</b>"
@@ -98,6 +100,28 @@ def test_markers_become_chips_that_show_the_passage_and_open_the_page(
     with qtbot.waitSignal(card.source_clicked) as from_card:
         card.sources.cards[1].clicked.emit(deletion)
     assert from_card.args == [deletion]
+
+
+def test_an_unverified_sentence_is_flagged_in_warning_colour_and_says_why(
+    card: TurnCard,
+) -> None:
+    """A sentence stating a fact no passage states is shown with its flag styled as a warning
+    whose tooltip names the facts, and is no chip."""
+    invoices = source(1, "Customer invoices are kept for seven years.")
+    card.apply(SourcesFound((invoices,)))
+    answer = "Invoices are kept seven years [1]. The archive opened in 1998 [unverified: 1998]."
+    card.apply(Finished(answer, (invoices,), metrics(), 1, False, None))
+    assert len(card.chips()) == 1
+    document = card.answer.document()
+    text = document.toPlainText()
+    at = text.index("[unverified")
+    flag = QTextCursor(document)
+    flag.setPosition(at + 2)
+    assert flag.charFormat().foreground().color() == error_colour(card.palette())
+    assert "states 1998" in tooltip_shows(flag.charFormat().toolTip())
+    plain = QTextCursor(document)
+    plain.setPosition(text.index("archive") + 2)
+    assert not plain.charFormat().toolTip()
 
 
 def test_tab_reaches_each_chip_and_enter_opens_its_page(card: TurnCard, qtbot: QtBot) -> None:

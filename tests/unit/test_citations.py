@@ -17,12 +17,17 @@ SOURCES = [
 ]
 
 
-def stream(tracker: CitationTracker, pieces: list[str]) -> list[tuple[int, int, bool]]:
+def attributions(tracker: CitationTracker, pieces: list[str]) -> list[Attribution]:
     found = []
     for piece in pieces:
-        found += [(a.number, a.end, a.explicit) for a in tracker.feed(piece)]
-    found += [(a.number, a.end, a.explicit) for a in tracker.finish()]
-    return found
+        found += tracker.feed(piece)
+    return found + tracker.finish()
+
+
+def stream(tracker: CitationTracker, pieces: list[str]) -> list[tuple[int, int, bool]]:
+    """The citations: the sentences a source supports (an unverified one is not cited)."""
+    found = attributions(tracker, pieces)
+    return [(a.number, a.end, a.explicit) for a in found if not a.missing]
 
 
 def test_a_finished_sentence_is_attributed_to_the_source_that_supports_it() -> None:
@@ -159,3 +164,66 @@ def test_a_real_answer_streamed_through_the_tracker_is_marked_where_it_is_suppor
     assert mark("".join(pieces), attributions) == (
         "Invoices are retained for seven years [2]. 员工档案保存十年[3]。"
     )
+
+
+RELEASES = [
+    Src(1, "Debian 12 bookworm was released on 2023-06-10, with Linux kernel 6.1."),
+    Src(2, "The Harbor Handbook's English edition was published in 2019 by Quay Press."),
+    Src(3, "Annual leave is five days; the upload limit is 2,048 MB per file."),
+    Src(4, "年假为五天，上传上限为每个文件2048兆字节。"),
+]
+
+
+def verdicts(sentence: str, question: str = "") -> tuple[list[int], tuple[str, ...]]:
+    """The sources a sentence is cited to, and the facts it was left unverified for."""
+    found = attributions(CitationTracker(RELEASES, question), [sentence])
+    cited = [a.number for a in found if not a.missing]
+    missing = tuple(fact for a in found for fact in a.missing)
+    return cited, missing
+
+
+def test_a_sentence_made_of_a_passages_words_with_a_wrong_fact_is_unverified() -> None:
+    """Support is the facts, not the words: the right words around a wrong date, number or
+    name leave the sentence uncited and say which fact no passage states."""
+    assert verdicts("Debian 12 bookworm was released on 10 June 2023.") == ([1], ())
+    assert verdicts("Debian 12 bookworm was released on August 6, 2010.") == (
+        [],
+        ("2010", "August"),  # 6 is June's number: the date's month
+    )
+    assert verdicts("Debian 12 bookworm was released with Linux kernel 5.10.") == ([], ("5.1",))
+    assert verdicts("The English edition was published in 2019 by Lotus Books.") == (
+        [],
+        ("books", "lotus"),
+    )
+    assert verdicts("The English edition was published in 2019 by Quay Press.") == ([2], ())
+
+
+def test_facts_are_compared_however_they_are_written() -> None:
+    assert verdicts("Staff get 5 days of annual leave.")[0] == [3]
+    assert verdicts("Staff get six days of annual leave.") == ([], ("6",))
+    assert verdicts("The upload limit is 2048 MB per file.")[0] == [3]
+    assert verdicts("The upload limit is 2,084 MB per file.")[1] == ("2084",)
+    assert verdicts("年假是5天。")[0] == [4]
+    assert verdicts("年假是七天。") == ([], ("7",))
+    # A fact the question gave is no invention of the answer's.
+    assert verdicts("Yes, Debian 13 is newer.", "Is Debian 13 newer than Debian 12?")[1] == ()
+
+
+def test_a_sentence_joining_two_passages_cites_both() -> None:
+    cited, missing = verdicts("Bookworm came out in 2023, and the English edition in 2019.")
+    assert (sorted(cited), missing) == ([1, 2], ())
+
+
+def test_the_first_sentence_stating_facts_is_the_answers_key() -> None:
+    tracker = CitationTracker(RELEASES, "When was bookworm released?")
+    attributions(tracker, ["It was released in 2010. Its kernel is Linux 6.1."])
+    assert tracker.facts_verified == [False, True]
+    assert tracker.key_unverified
+    tracker = CitationTracker(RELEASES, "When was bookworm released?")
+    attributions(tracker, ["It was released on 2023-06-10. It ships kernel 6.3."])
+    assert not tracker.key_unverified
+    # A computed value is Docent's own: not an invention.
+    tracker = CitationTracker(RELEASES, "How many years after the handbook came bookworm?")
+    tracker.computed("2023 - 2019 = 4")
+    sentence = "Bookworm was released 4 years after the English edition."
+    assert [a.missing for a in attributions(tracker, [sentence])] == [()]

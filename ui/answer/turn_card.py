@@ -33,6 +33,7 @@ from app.answering import (
     SourcesFound,
     Token,
 )
+from app.answering.citations import UNVERIFIED
 from app.llm.engine import Message
 from ui.answer.route_badge import RouteBadge
 from ui.answer.source_cards import SourceCards, Thumbnails
@@ -41,6 +42,8 @@ from ui.plain import insert_markdown, plain_label, plain_tooltip
 from ui.theme import error_colour
 
 _MARKER = QRegularExpression(r"\[(\d{1,3})\]")  # a citation marker, the model's or Docent's
+# The core's flag on a sentence stating a fact no passage states (citations.UNVERIFIED).
+_UNVERIFIED = QRegularExpression(rf"\[{UNVERIFIED}: ([^\]]*)\]")
 
 
 def other_route(route: str) -> str:
@@ -192,7 +195,7 @@ class TurnCard(QFrame):
 
     def _render(self, answer: str) -> None:
         """Replace the streamed text with its inert Markdown rendering, then make each [n]
-        that names a source given to the model a chip."""
+        that names a source given to the model a chip, and each unverified flag a warning."""
         self.answer.clear()
         insert_markdown(self.answer.textCursor(), answer)
         document = self.answer.document()
@@ -210,6 +213,18 @@ class TurnCard(QFrame):
             self._chips[href] = source
             chip.setAnchorHref(href)
             cursor.mergeCharFormat(chip)
+        flag = QTextCharFormat()
+        flag.setForeground(error_colour(self.palette()))
+        cursor = QTextCursor(document)
+        while not (cursor := document.find(_UNVERIFIED, cursor)).isNull():
+            facts = cursor.selectedText()[len(UNVERIFIED) + 3 : -1]
+            flag.setToolTip(
+                plain_tooltip(
+                    f"No passage given to the model states {facts}: the model may have made "
+                    "this up. Check it before relying on it."
+                )
+            )
+            cursor.mergeCharFormat(flag)
 
     def _open_chip(self, url: QUrl) -> None:
         if (source := self._chips.get(url.toString())) is not None:
