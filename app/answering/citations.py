@@ -49,6 +49,9 @@ class Citable(Protocol):
     @property
     def heading(self) -> str | None: ...
 
+    @property
+    def document(self) -> str: ...
+
 
 UNVERIFIED = "unverified"  # the flag closing a sentence whose facts no passage states
 SHOWN_MISSING = 3  # facts named in the flag
@@ -77,7 +80,13 @@ class CitationTracker:
         # Words of the question echoed in the answer say nothing about where the answer came from.
         self._question_terms = set(keyword_terms_all(question))
         self._question_values = stated_values(question)
-        self._evidence = {number: Evidence.of(text) for number, text in evidence.items()}
+        # The file's name states names too ("the Debian FAQ" of debian-faq.en.pdf).
+        self._evidence = {
+            source.number: Evidence.of(
+                f"{getattr(source, 'document', '')}\n{evidence[source.number]}"
+            )
+            for source in sources
+        }
         # A fact the question gives, or a computed one (computed()), needs no passage.
         self._given_text = question
         self._given = Evidence.of(question)

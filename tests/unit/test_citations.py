@@ -8,6 +8,7 @@ class Src:
     number: int
     text: str
     heading: str | None = None
+    document: str = "notes.txt"
 
 
 SOURCES = [
