@@ -17,9 +17,16 @@ Checked:
   computed answer (`"computed": true`, combine only), which is the result of arithmetic on
   values that the evidence holds, and for the alternatives listed in `paraphrases`: the quoted
   answer written another way ("11" for "eleven", "2015-03-19" for "March 19, 2015"), which
-  stand beside at least one alternative that is quoted.
+  stand beside at least one alternative that is quoted;
+- every line of follow_ups.jsonl is such a line too, of kind follow_up, with a `conversation`
+  (its id) and a `turn`: each conversation's turns are 1, 2, … in the file's order (at least
+  two), its lines follow one another and share one split; besides, each quoted answer is in the
+  evidence itself, not only on its pages (a later turn is asked without naming what it asks
+  about, so its evidence must be the very sentence that answers it).
 
-Prints a summary (questions by kind, language, split and document) and exits 1 on any failure.
+Prints a summary (questions by kind, language, split and document; follow-ups by language and
+split, and how many later turns have their evidence on a page of an earlier turn) and exits 1
+on any failure.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ from app.documents.parse import open_document  # noqa: E402
 from app.paths import Paths  # noqa: E402
 
 KINDS = {"lookup", "combine"}
+FOLLOW_UPS = "follow_ups.jsonl"
 LANGS = {"en", "zh"}
 SPLITS = {"tune", "holdout"}
 MAX_EVIDENCE = 200
@@ -78,8 +86,14 @@ def pages_with(quote: str, pages: list[str]) -> list[int]:
     return [number for number, text in enumerate(pages, start=1) if wanted in squeeze(text)]
 
 
-def check_question(number: int, qa: dict[str, Any], pages: list[str]) -> list[str]:
-    where = f"qa.jsonl line {number}"
+def check_question(
+    number: int,
+    qa: dict[str, Any],
+    pages: list[str],
+    file: str = "qa.jsonl",
+    kinds: set[str] = KINDS,
+) -> list[str]:
+    where = f"{file} line {number}"
     problems = []
     for name, kind in (
         ("question", str),
@@ -94,7 +108,7 @@ def check_question(number: int, qa: dict[str, Any], pages: list[str]) -> list[st
             problems.append(f"{where}: {name} missing or not a {kind.__name__}")
     if problems:
         return problems
-    if qa["kind"] not in KINDS or qa["lang"] not in LANGS or qa["split"] not in SPLITS:
+    if qa["kind"] not in kinds or qa["lang"] not in LANGS or qa["split"] not in SPLITS:
         problems.append(f"{where}: kind, lang or split has an unknown value")
     listed = qa["pages"]
     if not listed or not all(isinstance(p, int) and 1 <= p <= len(pages) for p in listed):
@@ -132,6 +146,74 @@ def check_question(number: int, qa: dict[str, Any], pages: list[str]) -> list[st
     return problems
 
 
+def check_follow_up(number: int, qa: dict[str, Any], pages: list[str]) -> list[str]:
+    """A line of follow_ups.jsonl: a QA line of kind follow_up, in a conversation, whose quoted
+    answers its evidence states."""
+    where = f"{FOLLOW_UPS} line {number}"
+    problems = check_question(number, qa, pages, FOLLOW_UPS, {"follow_up"})
+    if not isinstance(qa.get("conversation"), str) or not qa["conversation"]:
+        problems.append(f"{where}: conversation missing or not a str")
+    turn = qa.get("turn")
+    if not isinstance(turn, int) or isinstance(turn, bool) or turn < 1:
+        problems.append(f"{where}: turn missing or not a number from 1")
+    if qa.get("computed", False):
+        problems.append(f"{where}: a follow-up's answer is quoted, not computed")
+    evidence = qa.get("evidence")
+    quotes = [evidence] if isinstance(evidence, str) else evidence
+    if problems or not isinstance(quotes, list) or not isinstance(qa.get("answers"), list):
+        return problems
+    said = squeeze(" ".join(q for q in quotes if isinstance(q, str)))
+    paraphrases = qa.get("paraphrases", [])
+    for alternative in qa["answers"]:
+        terms = [alternative] if isinstance(alternative, str) else alternative
+        if isinstance(paraphrases, list) and alternative in paraphrases:
+            continue
+        if missing := [t for t in terms if isinstance(t, str) and squeeze(t) not in said]:
+            problems.append(f"{where}: answer {missing} not in its evidence")
+    return problems
+
+
+def check_conversations(follow_ups: list[dict[str, Any]]) -> list[str]:
+    """Each conversation: its lines one after another, turns 1, 2, … in order, one split."""
+    problems = []
+    runs: list[tuple[str, list[dict[str, Any]]]] = []
+    for qa in follow_ups:
+        name = str(qa.get("conversation"))
+        if runs and runs[-1][0] == name:
+            runs[-1][1].append(qa)
+        else:
+            runs.append((name, [qa]))
+    seen = Counter(name for name, _turns in runs)
+    problems += [
+        f"{FOLLOW_UPS}: conversation {n!r} is split apart" for n, c in seen.items() if c > 1
+    ]
+    for name, turns in runs:
+        if len(turns) < 2:
+            problems.append(f"{FOLLOW_UPS}: conversation {name!r} has no follow-up")
+        if [qa.get("turn") for qa in turns] != list(range(1, len(turns) + 1)):
+            problems.append(f"{FOLLOW_UPS}: conversation {name!r}: turns are not 1, 2, … in order")
+        if len({qa.get("split") for qa in turns}) > 1:
+            problems.append(f"{FOLLOW_UPS}: conversation {name!r}: its turns have several splits")
+    return problems
+
+
+def same_page_turns(follow_ups: list[dict[str, Any]]) -> tuple[int, int]:
+    """The later turns whose pages include a page of an earlier turn of their conversation (in the
+    same document), and those whose evidence is elsewhere: the harder ones to retrieve."""
+    same = other = 0
+    earlier: dict[str, set[tuple[Any, Any]]] = {}
+    for qa in follow_ups:
+        pages = {(qa.get("document"), p) for p in qa.get("pages", [])}
+        before = earlier.setdefault(str(qa.get("conversation")), set())
+        if qa.get("turn") != 1:
+            if pages & before:
+                same += 1
+            else:
+                other += 1
+        before |= pages
+    return same, other
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("--mirror", metavar="URL", help="as `docent eval --mirror`")
@@ -155,7 +237,14 @@ def main(argv: list[str]) -> int:
             problems.append(f"qa.jsonl line {number}: unknown document {qa.get('document')!r}")
             continue
         problems += check_question(number, qa, pages)
-    seen = Counter(qa.get("question") for qa in questions)
+    follow_ups = load_questions(HERE / FOLLOW_UPS)
+    for number, qa in enumerate(follow_ups, start=1):
+        if (read := texts.get(qa.get("document", ""))) is None:
+            problems.append(f"{FOLLOW_UPS} line {number}: unknown document {qa.get('document')!r}")
+            continue
+        problems += check_follow_up(number, qa, read)
+    problems += check_conversations(follow_ups)
+    seen = Counter(qa.get("question") for qa in [*questions, *follow_ups])
     problems += [f"asked twice: {q!r}" for q, count in seen.items() if count > 1]
 
     print(f"{len(questions)} questions over {len(texts)} documents")
@@ -167,6 +256,18 @@ def main(argv: list[str]) -> int:
     print("  kind x split: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds)))
     for name, count in sorted(_count(questions, "document")):
         print(f"  {name}: {count}")
+    conversations = {qa.get("conversation"): qa.get("split") for qa in follow_ups}
+    same, other = same_page_turns(follow_ups)
+    print(
+        f"{len(follow_ups)} follow-up lines in {len(conversations)} conversations"
+        f" ({same} later turns on an earlier turn's page, {other} on another page)"
+    )
+    for field in ("lang", "split"):
+        print(
+            f"  by {field}: " + ", ".join(f"{k} {v}" for k, v in sorted(_count(follow_ups, field)))
+        )
+    splits = Counter(conversations.values())
+    print("  conversations by split: " + ", ".join(f"{k} {v}" for k, v in sorted(splits.items())))
     for problem in problems:
         print(f"FAIL {problem}")
     print("ok" if not problems else f"{len(problems)} problems")
