@@ -131,11 +131,14 @@ class Answer(DocumentText):
     citations: list[CitedSource]
     metrics: Metrics
     grounded: float | None = Field(
-        description="Share of the answer's sentences a source supports; none for an empty answer."
+        description="Share of the answer's sentences a source supports (each of its numbers, "
+        "dates, versions and names stated by the passage cited); none for an empty answer. A "
+        "sentence stating a fact no passage states ends in `[unverified: the facts]`."
     )
     declined: bool = Field(
-        description="True when no source supported the model's answer: `answer` then says the "
-        "documents do not seem to answer the question, and which ones were searched."
+        description="True when no source supported the model's answer, or its first sentence "
+        "of facts states one no passage does: `answer` then says the documents do not seem to "
+        "answer the question, and which ones were searched."
     )
     cancelled: bool
     conversation_id: str = Field(
