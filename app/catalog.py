@@ -58,6 +58,15 @@ class Speed:
 
 
 @dataclass(frozen=True, slots=True)
+class Evaluation:
+    """How a chat model did in Docent's own evaluation: the share of `questions` answered right.
+    Two models compare only on the same questions."""
+
+    right: float
+    questions: str
+
+
+@dataclass(frozen=True, slots=True)
 class CatalogModel:
     name: str
     title: str
@@ -75,6 +84,12 @@ class CatalogModel:
     ram_gb: float | None = None  # memory needed to run it with Docent's default context
     # Docent's speed probe on the reference machine: only the ratios between models are used.
     reference_speed: Speed | None = None
+    evaluation: Evaluation | None = None
+
+    @property
+    def short_title(self) -> str:
+        """The title without its format: "Qwen2.5-Coder-1.5B-Instruct"."""
+        return self.title.split(" (")[0]
 
     @property
     def downloadable(self) -> bool:
@@ -118,6 +133,7 @@ class Catalog:
                     reference_speed=Speed(**entry["reference_speed"])
                     if "reference_speed" in entry
                     else None,
+                    evaluation=Evaluation(**entry["evaluation"]) if "evaluation" in entry else None,
                 )
                 for entry in entries
             )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from app.catalog import Catalog, CatalogModel, ModelError, Speed
@@ -39,6 +39,13 @@ TTFT_TARGET_S = 6.0
 # And it must write faster than people read (about 250 words a minute, ~6 tokens/s), with room
 # for the machine being busy: the answer streams ahead of the reader instead of making them wait.
 DECODE_TARGET_TOK_S = 8.0
+# A larger model is *recommended* in Models… (the user decides) on a looser bound. On the 2-core
+# reference laptop, on a fresh evaluation set, the 1.5B answered 27 of 40 questions right against
+# the 0.5B's 21 and showed fewer wrong answers (8 vs 11), for a median TTFT of 6.35 s vs 3.9 s: a
+# trade worth offering there. The check predicts 15.7 s there for a question that fills the source
+# budget (most fill less), so the bound takes that in, with room for a check that measured the
+# machine up to a fifth slow; a computer half as fast (31 s) is not offered it.
+RECOMMEND_TTFT_S = 20.0
 # A typical prompt (~1,200 tokens) is read at ~85 % of the probe's rate, as attention grows with
 # the prompt (bench inference, reference machine: 0.5B 171 -> 145, 1.5B 90 -> 77 tok/s).
 LONG_PROMPT_RATE = 0.85
@@ -176,11 +183,63 @@ def switch_due(check: SpeedCheck, chat_model: str) -> bool:
     return check.pending and chat_model == check.model
 
 
-def _short(catalog: Catalog, name: str) -> str:
+@dataclass(frozen=True, slots=True)
+class Recommendation:
+    """A catalog chat model that answers more questions right than the one in use and is quick
+    enough on this computer to offer; the speeds are predicted from the last speed check."""
+
+    model: CatalogModel
+    right: float
+    right_now: float  # the model in use, on the same questions
+    ttft_s: float  # for a question that fills the source budget
+    decode_tok_s: float
+
+
+def _find(catalog: Catalog, name: str) -> CatalogModel | None:
+    return next((model for model in catalog.models if model.name == name), None)
+
+
+def predicted_here(check: SpeedCheck, catalog: Catalog, model: CatalogModel) -> Speed | None:
+    """`model`'s speed on this computer from the last speed check (None when the catalog holds no
+    reference speed for it, or no longer knows the model measured)."""
+    measured = _find(catalog, check.model)
+    if measured is None or measured.reference_speed is None or model.reference_speed is None:
+        return None
+    return predict(measured, Speed(check.prefill_tok_s, check.decode_tok_s), model)
+
+
+def recommend(check: SpeedCheck, catalog: Catalog, chat_model: str) -> Recommendation | None:
+    """The most accurate catalog chat model, installed or downloadable, that answered more of the
+    same evaluation's questions right than `chat_model` and that this computer runs within
+    RECOMMEND_TTFT_S and DECODE_TARGET_TOK_S. None for the user's own GGUF (nothing to compare)."""
+    current = _find(catalog, chat_model)
+    if current is None or current.evaluation is None:
+        return None
+    offers: list[Recommendation] = []
     for model in catalog.models:
-        if model.name == name:
-            return model.title.split(" (")[0]
-    return Path(name).stem  # the user's own GGUF file
+        evaluation = model.evaluation
+        if (
+            model.role != "chat"
+            or evaluation is None
+            or evaluation.questions != current.evaluation.questions
+            or evaluation.right <= current.evaluation.right
+            or not (model.installed or model.downloadable)
+            or (speed := predicted_here(check, catalog, model)) is None
+        ):
+            continue
+        ttft = ttft_s(speed, check.prompt_tokens)
+        if ttft <= RECOMMEND_TTFT_S and speed.decode_tok_s >= DECODE_TARGET_TOK_S:
+            offers.append(
+                Recommendation(
+                    model, evaluation.right, current.evaluation.right, ttft, speed.decode_tok_s
+                )
+            )
+    return max(offers, key=lambda offer: offer.right, default=None)
+
+
+def _short(catalog: Catalog, name: str) -> str:
+    model = _find(catalog, name)
+    return model.short_title if model else Path(name).stem  # else the user's own GGUF file
 
 
 def describe(check: SpeedCheck, catalog: Catalog, chat_model: str) -> str:

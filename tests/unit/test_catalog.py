@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from app.catalog import Catalog, ModelError, ensure_model
+from app.catalog import Catalog, Evaluation, ModelError, ensure_model
 
 
 @pytest.fixture
@@ -108,3 +108,11 @@ def test_the_shipped_catalog_names_both_bundled_defaults() -> None:
     assert all(len(m.sha256) == 64 and m.licence and m.upstream for m in catalog.models)
     with pytest.raises(ModelError, match="unknown model 'nope'"):
         catalog.get("nope")
+
+
+def test_the_evaluated_chat_models_carry_the_readmes_numbers() -> None:
+    catalog = Catalog.load()
+    manuals = "the manuals set's 77 questions, local only"
+    assert catalog.get("qwen2.5-coder-0.5b").evaluation == Evaluation(0.61, manuals)
+    assert catalog.get("qwen2.5-coder-1.5b").evaluation == Evaluation(0.71, manuals)
+    assert catalog.get("qwen2.5-7b-instruct").evaluation is None  # never evaluated

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.catalog import Catalog, ModelPart, Speed
-from app.llm.speed import decide, describe, switch_due
+from app.catalog import Catalog, Evaluation, ModelPart, Speed
+from app.llm.speed import decide, describe, recommend, switch_due
 from app.settings import Settings
 
 BUNDLED, LARGER = "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"
@@ -101,3 +101,39 @@ def test_the_check_is_kept_in_the_settings(tmp_path: Path) -> None:
     check = decide(Catalog.load(), Speed(600, 60), TYPICAL, BUNDLED)
     Settings(speed_check=check).save(tmp_path / "settings.json")
     assert Settings.load(tmp_path / "settings.json").speed_check == check
+
+
+def test_a_larger_model_is_recommended_where_it_is_not_chosen() -> None:
+    catalog = with_larger_model_packages("json")
+    fast, reference, slow = (
+        decide(catalog, speed, TYPICAL, BUNDLED)
+        for speed in (Speed(600, 60), Speed(171, 30.5), Speed(60, 12))
+    )
+    assert (fast.chosen, reference.chosen, slow.chosen) == (LARGER, BUNDLED, BUNDLED)
+
+    offered = recommend(fast, catalog, BUNDLED)
+    assert offered is not None
+    assert (offered.model.name, offered.right, offered.right_now) == (LARGER, 0.71, 0.61)
+    assert offered.ttft_s == pytest.approx(fast.predicted_ttft_s)
+    assert recommend(fast, catalog, LARGER) is None  # chosen and in use: nothing better
+    # The reference machine: 1200 / (90 x 0.85) = 15.7 s, within the 20 s of an offer.
+    offered = recommend(reference, catalog, BUNDLED)
+    assert offered is not None
+    assert offered.model.name == LARGER
+    assert offered.ttft_s == pytest.approx(15.69, abs=0.01)
+    assert offered.decode_tok_s == pytest.approx(13.6)
+    # A third of the reference machine's speed: 45 s to the first token.
+    assert recommend(slow, catalog, BUNDLED) is None
+
+
+def test_only_a_model_that_can_be_had_and_compared_is_recommended() -> None:
+    reference = decide(Catalog.load(), Speed(171, 30.5), TYPICAL, BUNDLED)
+    not_installed = with_larger_model_packages("docent_no_such_package")
+    assert recommend(reference, not_installed, BUNDLED) is None
+    catalog = with_larger_model_packages("json")
+    assert recommend(reference, catalog, "/models/My-Model.Q4_K_M.gguf") is None
+    other_questions = dataclasses.replace(
+        catalog.get(LARGER), evaluation=Evaluation(0.71, "the samples' 26 questions")
+    )
+    catalog = Catalog(tuple(other_questions if m.name == LARGER else m for m in catalog.models))
+    assert recommend(reference, catalog, BUNDLED) is None

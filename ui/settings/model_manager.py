@@ -1,5 +1,6 @@
-"""Models…: the catalog's chat models, their downloads (progress, pause, resume, verified) and the
-switch that makes one the local model without restarting Docent."""
+"""Models…: the catalog's chat models with how many questions each answered right and how fast
+it would run here, their downloads (progress, pause, resume, verified), the switch that makes one
+the local model without restarting Docent, and the model recommended for this computer."""
 
 from __future__ import annotations
 
@@ -24,15 +25,20 @@ from app.bootstrap import Docent
 from app.catalog import CatalogModel
 from app.downloads import DownloadProgress, download, is_downloaded, partial_bytes
 from app.errors import DocentError
+from app.llm.speed import Recommendation, predicted_here, recommend, ttft_s
 from ui.background import Background
 from ui.plain import plain_label, plain_tooltip
 from ui.theme import error_style
 
-NAME, SIZE, RAM, LICENCE, STATE = range(5)
+NAME, SIZE, RAM, RIGHT, HERE, LICENCE, STATE = range(7)
 
 
 def _gb(size: int) -> str:
     return f"{size / 1e9:.2f} GB"
+
+
+def _percent(share: float) -> str:
+    return f"{share * 100:.0f} %"
 
 
 class ModelManager(QDialog):
@@ -49,7 +55,9 @@ class ModelManager(QDialog):
         self.setWindowTitle("Models — Docent")
         self.models = [m for m in docent.catalog.models if m.role == "chat"]
         self.table = QTreeWidget()
-        self.table.setHeaderLabels(["Model", "Size", "RAM needed", "Licence", "State"])
+        self.table.setHeaderLabels(
+            ["Model", "Size", "RAM needed", "Answers right", "On this computer", "Licence", "State"]
+        )
         self.table.setRootIsDecorated(False)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setColumnWidth(NAME, 290)
@@ -61,11 +69,17 @@ class ModelManager(QDialog):
                     model.title,
                     _gb(model.size),
                     f"{model.ram_gb:g} GB" if model.ram_gb else "",
+                    _percent(model.evaluation.right) if model.evaluation else "",
+                    "",
                     model.licence,
                     "",
                 ]
             )
             item.setToolTip(NAME, plain_tooltip(f"{model.name} — {model.upstream}"))
+            if model.evaluation:
+                item.setToolTip(
+                    RIGHT, plain_tooltip(f"Docent's evaluation: {model.evaluation.questions}")
+                )
             item.setToolTip(LICENCE, plain_tooltip(model.licence))
             self.table.addTopLevelItem(item)
             self.rows[model.name] = item
@@ -75,6 +89,14 @@ class ModelManager(QDialog):
         self.pause_button.clicked.connect(self.pause)
         self.use_button = QPushButton("Use this model")
         self.use_button.clicked.connect(lambda: self.use(self._selected_name()))
+        self.recommendation: Recommendation | None = None
+        self.recommended = plain_label()
+        self.recommended.setWordWrap(True)
+        self.recommended_button = QPushButton()
+        self.recommended_button.clicked.connect(self.use_recommended)
+        recommended_row = QHBoxLayout()
+        recommended_row.addWidget(self.recommended, 1)
+        recommended_row.addWidget(self.recommended_button)
         own = QPushButton("Use my own GGUF file…")
         own.clicked.connect(self._choose_own)
         buttons = QHBoxLayout()
@@ -94,12 +116,13 @@ class ModelManager(QDialog):
         )
         note.setWordWrap(True)
         layout = QVBoxLayout(self)
+        layout.addLayout(recommended_row)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
         layout.addWidget(note)
-        self.resize(900, 420)
+        self.resize(1100, 440)
         self.downloading: tuple[str, asyncio.Task[None]] | None = None
         self.switching: asyncio.Task[None] | None = None
         self.refresh()
@@ -123,9 +146,34 @@ class ModelManager(QDialog):
         return model.installed
 
     def refresh(self) -> None:
-        """Each row's state from the models folder (a stat per model)."""
+        """Each row's state from the models folder (a stat per model), its speed predicted from the
+        last speed check, and the model recommended here."""
         current, models_dir = self.docent.settings.local.chat_model, self.docent.paths.models_dir
+        check = self.docent.settings.speed_check
+        self.recommendation = recommend(check, self.docent.catalog, current) if check else None
         for model in self.models:
+            row = self.rows[model.name]
+            speed = predicted_here(check, self.docent.catalog, model) if check else None
+            if check and speed:
+                row.setText(
+                    HERE,
+                    f"first words in {ttft_s(speed, check.prompt_tokens):.1f} s, "
+                    f"{speed.decode_tok_s:.1f} tokens/s",
+                )
+                row.setToolTip(
+                    HERE,
+                    plain_tooltip(
+                        f"Predicted from the speed check of {check.measured_on:%Y-%m-%d}, for a "
+                        f"question with {check.prompt_tokens:,} tokens of sources"
+                    ),
+                )
+            else:
+                row.setText(HERE, "")
+            recommended = bool(self.recommendation and self.recommendation.model is model)
+            row.setText(NAME, f"{model.title} — recommended" if recommended else model.title)
+            font = row.font(NAME)
+            font.setBold(recommended)
+            row.setFont(NAME, font)
             if model.name == current:
                 state = "in use"
             elif self.available(model):
@@ -138,8 +186,24 @@ class ModelManager(QDialog):
                 state = f"pip install 'docent[{model.extra}]'" if model.extra else "missing"
             if self.downloading and self.downloading[0] == model.name:
                 state = "downloading…"
-            self.rows[model.name].setText(STATE, state)
+            row.setText(STATE, state)
+        self._show_recommendation()
         self._update_buttons()
+
+    def _show_recommendation(self) -> None:
+        offer = self.recommendation
+        self.recommended.setVisible(offer is not None)
+        self.recommended_button.setVisible(offer is not None)
+        if offer is None:
+            return
+        now = self.docent.catalog.get(self.docent.settings.local.chat_model)
+        self.recommended.setText(
+            f"Recommended for this computer: {offer.model.short_title}, "
+            f"{_percent(offer.right)} of answers right vs {_percent(offer.right_now)} for "
+            f"{now.short_title}, first words in about {offer.ttft_s:.0f} s."
+        )
+        ready = self.available(offer.model)
+        self.recommended_button.setText("Use it" if ready else "Download and use it")
 
     def _update_buttons(self) -> None:
         name = self._selected_name()
@@ -152,7 +216,11 @@ class ModelManager(QDialog):
         self.download_button.setText("Resume" if partial else "Download")
         self.pause_button.setEnabled(bool(this_one))
         in_use = bool(model and model.name == self.docent.settings.local.chat_model)
-        self.use_button.setEnabled(bool(model and self.available(model) and not in_use))
+        switching = self.switching is not None
+        self.use_button.setEnabled(
+            bool(model and self.available(model) and not in_use and not switching)
+        )
+        self.recommended_button.setEnabled(not busy and not switching)
 
     def _say(self, text: str, *, error: bool = False) -> None:
         self.status.setStyleSheet(error_style(self.palette()) if error else "")
@@ -162,10 +230,22 @@ class ModelManager(QDialog):
     # --- downloads -----------------------------------------------------------------------------
 
     def start_download(self) -> asyncio.Task[None] | None:
-        name = self._selected_name()
+        return self._start_download(self._selected_name(), then_use=False)
+
+    def use_recommended(self) -> asyncio.Task[None] | None:
+        """One click: use the recommended model, downloading it first when it is not here."""
+        if self.recommendation is None:
+            return None
+        model = self.recommendation.model
+        if self.available(model):
+            return self.use(model.name)
+        self.select(model.name)
+        return self._start_download(model.name, then_use=True)
+
+    def _start_download(self, name: str, *, then_use: bool) -> asyncio.Task[None] | None:
         if not name or self.downloading is not None:
             return None
-        task = self.background.run(self._download(self._model(name)))
+        task = self.background.run(self._download(self._model(name), then_use=then_use))
         self.downloading = (name, task)
         self.progress.setValue(0)
         self.progress.show()
@@ -176,7 +256,7 @@ class ModelManager(QDialog):
         if self.downloading is not None:
             self.downloading[1].cancel()
 
-    async def _download(self, model: CatalogModel) -> None:
+    async def _download(self, model: CatalogModel, *, then_use: bool) -> None:
         self._say(f"Connecting to {model.url}…")
         try:
             await download(model, self.docent.paths.models_dir, self._show_progress)
@@ -185,7 +265,12 @@ class ModelManager(QDialog):
         except DocentError as error:
             self._say(str(error), error=True)
         else:
-            self._say(f"{model.title} is downloaded and verified (sha256). Use it when you like.")
+            if then_use:
+                self.use(model.name)
+            else:
+                self._say(
+                    f"{model.title} is downloaded and verified (sha256). Use it when you like."
+                )
         finally:
             self.downloading = None
             self.progress.hide()
@@ -218,7 +303,7 @@ class ModelManager(QDialog):
         return self.switching
 
     async def _use(self, choice: str) -> None:
-        self.use_button.setEnabled(False)
+        self._update_buttons()
         self._say(f"Loading {choice}…")
         try:
             await self.docent.use_chat_model(choice)
