@@ -82,14 +82,15 @@ class CitationTracker:
         self._question_values = stated_values(question)
         # The file's name states names too ("the Debian FAQ" of debian-faq.en.pdf).
         self._evidence = {
-            source.number: Evidence.of(
-                f"{getattr(source, 'document', '')}\n{evidence[source.number]}"
-            )
+            source.number: Evidence.of(f"{source.document}\n{evidence[source.number]}")
             for source in sources
         }
-        # A fact the question gives, or a computed one (computed()), needs no passage.
-        self._given_text = question
-        self._given = Evidence.of(question)
+        # Facts that need no passage: the names the question gives (its topic, often the
+        # document's), and what Docent computed (computed()). The question's numbers do need
+        # one: "Debian 15 is codenamed forky" echoes the question's 15 beside a passage's
+        # forky (Debian 14's); the passage must state both.
+        self._given_text = " ".join(facts_of(question).names)
+        self._given = Evidence.of(self._given_text)
         self._text = ""
         self._sentence_start = 0
         self._marker_scan = 0

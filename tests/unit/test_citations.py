@@ -206,8 +206,13 @@ def test_facts_are_compared_however_they_are_written() -> None:
     assert verdicts("The upload limit is 2,084 MB per file.")[1] == ("2084",)
     assert verdicts("年假是5天。")[0] == [4]
     assert verdicts("年假是七天。") == ([], ("7",))
-    # A fact the question gave is no invention of the answer's.
-    assert verdicts("Yes, Debian 13 is newer.", "Is Debian 13 newer than Debian 12?")[1] == ()
+    # A name the question gave is no invention of the answer's; a number it gave is a fact the
+    # passage must state: "Debian 15" beside a passage's "forky" (Debian 14's) is no support.
+    assert verdicts("The Lotus handbook came in 2019.", "When did the Lotus handbook come?") == (
+        [2],
+        (),
+    )
+    assert verdicts("Debian 15 bookworm was released on 10 June 2023.", "Debian 15?")[1] == ("15",)
 
 
 def test_a_sentence_joining_two_passages_cites_both() -> None:
