@@ -8,6 +8,7 @@ what to retrieve and how to prompt for a question, the other how to read a docum
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -29,6 +30,9 @@ from app.index import HistoryRecord, Library
 from app.llm.engine import ChatEngine, GenerationDone, Message
 from app.routing import RouteDecision, RoutePolicy
 from app.settings import Settings
+
+# Where a sentence ends: a Latin stop before a space or the end, or a CJK one.
+_SENTENCE_STOP = re.compile(r"[.!?](?=\s|$)|[。！？]")
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,19 @@ class CitedText:
             return found
 
         return cite
+
+    def end_at_last_sentence(self, start: int) -> None:
+        """The text written since `start`, cut off by its token limit, ends at its last whole
+        sentence rather than mid-word (with "…" if it finished none); what it cited there goes."""
+        stops = [m.end() for m in _SENTENCE_STOP.finditer(self.text, start)]
+        if not stops:
+            self.text = self.text.rstrip() + "…"
+            return
+        end = stops[-1]
+        self.text = self.text[:end]
+        self.attributions = [a for a in self.attributions if a.end <= end]
+        self.citations = [c for c in self.citations if c.at <= end]
+        self.cited = [s for s in self.cited if any(c.source == s for c in self.citations)]
 
     def marked(self) -> str:
         """The text as shown and recorded: stripped, each supported sentence closed by its [n]."""

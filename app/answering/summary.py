@@ -436,12 +436,15 @@ class Summarizer:
         """One step's text, its sentences cited by `sources` (offsets in the whole summary)."""
         request = GenerationRequest(messages, max_tokens, self.settings.local.temperature)
         outcome = Outcome()
+        start = len(run.written.text)
         async for event in cited_stream(
             engine, request, cancel, tracker, run.written, sources, outcome
         ):
             yield event
         if outcome.generation is not None:
             run.done(outcome.generation)
+            if outcome.generation.finish_reason == "length":  # the overview's 120 tokens
+                run.written.end_at_last_sentence(start)
         run.error = run.error or outcome.error
 
     async def _finish(
