@@ -174,15 +174,21 @@ class CitationTracker:
     def _checked(
         self, facts: Facts, number: int, end: int, support: float, terms: set[str]
     ) -> list[Attribution]:
-        """A sentence stating facts, cited to the passage its words chose: each fact must be
-        stated there, or by a second passage sharing its words too (a sentence may join two);
-        else the sentence is unverified."""
+        """A sentence stating facts, cited to the passage its words chose (or, sharing none, as
+        an English answer to Chinese passages does, the one stating most of its facts): each fact
+        must be stated there, or by a second passage that shares its words or that states the
+        rest as specific facts (a version, a longer number: not a stray 6); else the sentence
+        is unverified."""
+        if not number and self._evidence:
+            number = max(
+                self._evidence, key=lambda n: len(facts) - len(self._evidence[n].lacks(facts))
+            )
         missing = self._evidence[number].lacks(facts) if number else facts
         cited = [number]
         if missing and number:
             for other, evidence in self._evidence.items():
-                shares = terms & self._terms[other]  # a passage about the sentence, not a stray 6
-                if other != number and shares and not evidence.lacks(missing):
+                joins = bool(terms & self._terms[other]) or missing.specific
+                if other != number and joins and not evidence.lacks(missing):
                     cited.append(other)
                     missing = NO_FACTS
                     break

@@ -59,9 +59,10 @@ _ORDINAL_WORDS = {
     "double": 2,
     "dozen": 12,
 }
-# "one" reads as a pronoun ("one of the"), "first" as an order of steps: as a claim's facts
-# they would flag sentences whose passage never needed to say 1; a passage's still count.
-_TOO_COMMON = {"one", "first"}
+# "one" reads as a pronoun ("one of the"), "first" as an order of steps, "two" as the question's
+# own pair ("the two releases"): as a claim's facts they would flag sentences whose passage never
+# needed to say 1 or 2; a passage's still count.
+_TOO_COMMON = {"one", "first", "two"}
 _MONTHS = {
     name: number
     for number, names in enumerate(
@@ -118,8 +119,13 @@ class Facts:
     months: frozenset[int]
     names: frozenset[str]  # casefolded words of the names a sentence gives
 
-    def __bool__(self) -> bool:
-        return bool(self.numbers or self.values or self.months or self.names)
+    def __len__(self) -> int:
+        return len(self.numbers) + len(self.values) + len(self.months) + len(self.names)
+
+    @property
+    def specific(self) -> bool:
+        """No bare short number among them: a "6" is in many passages, "3.8" or "2019" is not."""
+        return all(len(number) >= 3 or "." in number for number in self.numbers)
 
     def __sub__(self, other: Facts) -> Facts:
         return Facts(
@@ -150,7 +156,8 @@ class Evidence:
         numbers, values = _numbers_and_values(text, claim=False)
         months = {_MONTHS[w.casefold()] for w in _WORD.findall(text) if w.casefold() in _MONTHS}
         months |= {int(match[2]) for match in _ISO_DATE.finditer(text) if 1 <= int(match[2]) <= 12}
-        words = frozenset(w.casefold() for w in _LATIN_WORDS.findall(text))
+        # Chinese runs on into Latin words ("使用YYYYMMDD作为"): they are cut apart first.
+        words = frozenset(w.casefold() for w in _LATIN_WORDS.findall(CJK_RUN.sub(" ", text)))
         return cls(Facts(numbers, values, frozenset(months), words), words)
 
     def lacks(self, claim: Facts) -> Facts:

@@ -171,7 +171,7 @@ RELEASES = [
     Src(1, "Debian 12 bookworm was released on 2023-06-10, with Linux kernel 6.1."),
     Src(2, "The Harbor Handbook's English edition was published in 2019 by Quay Press."),
     Src(3, "Annual leave is five days; the upload limit is 2,048 MB per file."),
-    Src(4, "年假为五天，上传上限为每个文件2048兆字节。"),
+    Src(4, "年假为五天，上传上限为每个文件2048兆字节，单位写作MiB即可。"),
 ]
 
 
@@ -206,6 +206,8 @@ def test_facts_are_compared_however_they_are_written() -> None:
     assert verdicts("The upload limit is 2,084 MB per file.")[1] == ("2084",)
     assert verdicts("年假是5天。")[0] == [4]
     assert verdicts("年假是七天。") == ([], ("7",))
+    # A name written into Chinese text without spaces is still the passage's word.
+    assert verdicts("上传上限的单位是MiB。") == ([4], ())
     # A name the question gave is no invention of the answer's; a number it gave is a fact the
     # passage must state: "Debian 15" beside a passage's "forky" (Debian 14's) is no support.
     assert verdicts("The Lotus handbook came in 2019.", "When did the Lotus handbook come?") == (
@@ -233,3 +235,25 @@ def test_the_first_sentence_stating_facts_is_the_answers_key() -> None:
     tracker.computed("2023 - 2019 = 4")
     sentence = "Bookworm was released 4 years after the English edition."
     assert [a.missing for a in attributions(tracker, [sentence])] == [()]
+
+
+def test_an_english_answer_to_chinese_passages_is_checked_by_its_facts() -> None:
+    """No words are shared across the languages: the passages stating the sentence's facts are
+    the ones it cites (two, for two specific versions), and a computed difference is Docent's."""
+    changelog = [
+        Src(1, "0.44.0 (2021-11-14) 增加 Python 3.10 下的测试，正式支持 Python 3.10 。"),
+        Src(2, "0.37.0 (2020-02-09) 增加 Python 3.8 下的测试，正式支持 Python 3.8 。"),
+        Src(3, "0.53.0 (2024-09-15) 内置对 pyinstaller 打包的支持。"),
+    ]
+    question = (
+        "pypinyin 正式支持 Python 3.8 的版本与正式支持 Python 3.10 的版本，发布日期相隔多少天？"
+    )
+    tracker = CitationTracker(changelog, question)
+    tracker.computed("2021-11-14 - 2020-02-09 = 644 days")
+    sentence = "Python 3.8 and Python 3.10 support came in the two releases, 644 days apart."
+    found = attributions(tracker, [sentence])
+    assert sorted(a.number for a in found) == [1, 2]
+    assert all(not a.missing for a in found)
+    # A fact no passage states leaves it unverified, whichever passage the facts chose.
+    tracker = CitationTracker(changelog, question)
+    assert attributions(tracker, ["Python 3.10 support took 6 days."])[0].missing == ("6",)
