@@ -26,6 +26,7 @@ _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _LIST_ITEM = re.compile(r"(?m)^\s*(?:\d{1,2}[.)]|[-*•])\s+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _LATIN_WORDS = re.compile(r"[^\W\d_]+")
+_POSSESSIVE = re.compile(r"['’]s$")
 
 _UNITS = {
     word: value
@@ -278,11 +279,11 @@ def _names(sentence: str) -> set[str]:
     anywhere): the names a sentence gives, which its passage must give too."""
     found: set[str] = set()
     for i, match in enumerate(_WORD.finditer(sentence)):
-        word = match[0].strip("'’-")
+        word = _POSSESSIVE.sub("", match[0]).strip("'’-")
         folded = word.casefold()
         if len(word) < 2 or folded in _NOT_NAMES or folded in _MONTHS:
             continue
         shaped = word[1:] != word[1:].lower()  # CamelCase, ALL-CAPS
         if (i > 0 and word[0].isupper()) or shaped:
-            found.update(part.casefold() for part in _LATIN_WORDS.findall(word))
+            found.update(p.casefold() for p in _LATIN_WORDS.findall(word) if len(p) > 1)
     return found

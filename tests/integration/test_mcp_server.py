@@ -216,7 +216,10 @@ async def summarize(client: Client) -> None:
     assert not made.is_error, text_of(made)
     summary = made.structured_content
     # What streamed, with the cited pages' markers the summary ends up with (as an answer's).
-    assert "".join(partial).strip() == re.sub(r" ?\[\d+\]", "", summary["summary"])
+    # (A sentence stating a fact no page states carries its flag instead; a step cut off by
+    # its token limit ends at its last whole sentence, so the text may stop before the stream.)
+    shown = re.sub(r" ?\[(?:\d+|unverified: [^\]]*)\]", "", summary["summary"])
+    assert "".join(partial).strip().startswith(shown.rstrip("…"))
     assert summary["citations"]
     assert re.search(r"\[\d+\]", summary["summary"])
     assert {c["document"] for c in summary["citations"]} == {POLICY}

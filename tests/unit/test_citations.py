@@ -197,6 +197,10 @@ def test_a_sentence_made_of_a_passages_words_with_a_wrong_fact_is_unverified() -
         ("books", "lotus"),
     )
     assert verdicts("The English edition was published in 2019 by Quay Press.") == ([2], ())
+    # A possessive is the name's, not a name "s" of its own.
+    lotus = [Src(1, "Lotus Books published the Chinese edition in 2022.")]
+    found = attributions(CitationTracker(lotus), ["Lotus Books’s Chinese edition came in 2022."])
+    assert [(a.number, a.missing) for a in found] == [(1, ())]
 
 
 def test_facts_are_compared_however_they_are_written() -> None:
