@@ -128,14 +128,6 @@ class Facts:
         """No bare short number among them: a "6" is in many passages, "3.8" or "2019" is not."""
         return all(len(number) >= 3 or "." in number for number in self.numbers)
 
-    def __sub__(self, other: Facts) -> Facts:
-        return Facts(
-            self.numbers - other.numbers,
-            self.values - other.values,
-            self.months - other.months,
-            self.names - other.names,
-        )
-
     def described(self) -> list[str]:
         """The facts as a user reads them (what no passage states)."""
         months = [calendar.month_name[month] for month in sorted(self.months)]
@@ -147,10 +139,10 @@ NO_FACTS = Facts(frozenset(), frozenset(), frozenset(), frozenset())
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """What a passage states: every number however written, its months, values and words."""
+    """What a passage states: every number however written, its months, values, and its words
+    (`facts.names`: every word, casefolded, is where a claim's name is looked up)."""
 
     facts: Facts
-    words: frozenset[str]  # casefolded: what a name is looked up in
 
     @classmethod
     def of(cls, text: str) -> Evidence:
@@ -159,16 +151,15 @@ class Evidence:
         months |= {int(match[2]) for match in _ISO_DATE.finditer(text) if 1 <= int(match[2]) <= 12}
         # Chinese runs on into Latin words ("使用YYYYMMDD作为"): they are cut apart first.
         words = frozenset(w.casefold() for w in _LATIN_WORDS.findall(CJK_RUN.sub(" ", text)))
-        return cls(Facts(numbers, values, frozenset(months), words), words)
+        return cls(Facts(numbers, values, frozenset(months), words))
 
     def lacks(self, claim: Facts) -> Facts:
         """The claim's facts this passage does not state."""
         return Facts(
             claim.numbers - self.facts.numbers,
-            # a version stated whole; or a number-like value ("3.0") stated as a number
-            frozenset(v for v in claim.values if v not in self.facts.values),
+            claim.values - self.facts.values,  # a version or identifier, stated whole
             claim.months - self.facts.months,
-            claim.names - self.words,
+            claim.names - self.facts.names,
         )
 
 
