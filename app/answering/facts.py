@@ -13,7 +13,6 @@ from __future__ import annotations
 import calendar
 import re
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 
 from app.cjk import CJK_RUN
 from app.index.terms import stated_values
@@ -193,10 +192,9 @@ def _numbers_and_values(text: str, claim: bool) -> tuple[frozenset[str], frozens
 
 
 def _normal(number: str) -> str:
-    try:
-        return format(Decimal(number).normalize(), "f")
-    except InvalidOperation:
-        return number
+    """An integer without leading zeros ("08" is 8); a dotted number as written: 5.10 is a
+    kernel version, not 5.1."""
+    return number if "." in number else str(int(number))
 
 
 def _spelled(text: str, claim: bool) -> set[str]:
