@@ -25,6 +25,8 @@ SHEET_ROWS_PER_UNIT = 100
 # the index is for reading, and the reader's time limit would end it anyway.
 MAX_CELLS = 500_000
 MAX_COLUMNS = 200
+# A sheet's header is looked for among its first rows (past a title, a source, a note).
+HEADER_SEARCH_ROWS = 20
 # A DOCX without page breaks is cited by section (Heading 1); a section longer than this many
 # characters is cut at a paragraph so a unit stays a readable preview.
 MAX_UNIT_CHARS = 20_000
@@ -275,7 +277,8 @@ def _shapes(shapes: Iterable[Any]) -> Iterator[Any]:
 
 def read_xlsx(path: Path) -> OfficeDocument:
     """One unit per SHEET_ROWS_PER_UNIT rows of each sheet, labelled with its cell range; the
-    sheet's first row is the header of every table. Values as last computed by Excel."""
+    sheet's header row (its first row, past any title or note lines above it) heads every table.
+    Values as last computed by Excel."""
     import openpyxl
 
     builder = _Builder()
@@ -289,8 +292,7 @@ def read_xlsx(path: Path) -> OfficeDocument:
             if cells >= MAX_CELLS:
                 notes.append(f"sheet {sheet.title} not read: the workbook is over the cell limit")
                 continue
-            header: list[object] = []
-            batch: list[tuple[int, list[object]]] = []
+            rows: list[tuple[int, list[object]]] = []
             truncated = False
             # Read-only mode stops at the sheet's declared <dimension>, which some writers leave
             # at "A1" (readxl's datasets.xlsx). Without it each row is as wide as its own last
@@ -305,13 +307,8 @@ def read_xlsx(path: Path) -> OfficeDocument:
                 if cells > MAX_CELLS:
                     truncated = True
                     break
-                header = header or row
-                batch.append((number, row))
-                if len(batch) >= SHEET_ROWS_PER_UNIT:
-                    _sheet_unit(builder, sheet.title, header, batch)
-                    batch = []
-            if batch:
-                _sheet_unit(builder, sheet.title, header, batch)
+                rows.append((number, row))
+            _sheet_units(builder, sheet.title, rows)
             if truncated:
                 notes.append(f"sheet {sheet.title} read up to the cell limit ({MAX_CELLS:,})")
         workbook.close()
@@ -319,17 +316,64 @@ def read_xlsx(path: Path) -> OfficeDocument:
     return _finish(title, builder.units, notes)
 
 
+def _sheet_units(builder: _Builder, title: str, rows: list[tuple[int, list[object]]]) -> None:
+    """A sheet's rows as units of its table, the lines above the header and the notes below the
+    last row as text: a title, a source or a footnote is no row to count or sum."""
+    if not rows:
+        return
+    start = _header_row(rows)
+    end = len(rows)
+    header_width = _filled(rows[start][1])
+    while end > start + 2 and header_width >= 3 and _filled(rows[end - 1][1]) == 1:
+        end -= 1  # a footnote: one cell under a table of three columns or more
+    header = rows[start][1]
+    for first in range(start, end, SHEET_ROWS_PER_UNIT):
+        batch = rows[first : min(first + SHEET_ROWS_PER_UNIT, end)]
+        _sheet_unit(builder, title, header, batch, rows[:start] if first == start else [])
+    for _, row in rows[end:]:
+        builder.paragraph(_row_text(row))
+
+
+def _header_row(rows: Sequence[tuple[int, list[object]]]) -> int:
+    """The index of the sheet's header: the first row, among the first HEADER_SEARCH_ROWS, that
+    fills at least half as many cells as the widest of them with text — a title or a note above
+    a table fills one or two. The first row when none does (a sheet of numbers)."""
+    first_rows = rows[:HEADER_SEARCH_ROWS]
+    widest = max(_filled(row) for _, row in first_rows)
+    for index, (_, row) in enumerate(first_rows):
+        filled = _filled(row)
+        texts = sum(isinstance(value, str) and value.strip() != "" for value in row)
+        if filled >= max(2, (widest + 1) // 2) and texts * 2 >= filled:
+            return index
+    return 0
+
+
+def _filled(row: Sequence[object]) -> int:
+    return sum(value not in (None, "") for value in row)
+
+
+def _row_text(row: Sequence[object]) -> str:
+    return " ".join(_cell(value) for value in row if value not in (None, ""))
+
+
 def _sheet_unit(
-    builder: _Builder, title: str, header: list[object], batch: list[tuple[int, list[object]]]
+    builder: _Builder,
+    title: str,
+    header: list[object],
+    batch: list[tuple[int, list[object]]],
+    above: Sequence[tuple[int, list[object]]] = (),
 ) -> None:
-    """One unit of a sheet's rows (numbered as in the sheet), cited by its cell range."""
+    """One unit of a sheet's rows (numbered as in the sheet), cited by its cell range, with the
+    lines `above` the header first."""
     from openpyxl.utils import get_column_letter
 
     width = max(_width(row) for _, row in [*batch, (0, header)])
-    first, last = batch[0][0], batch[-1][0]
+    first, last = (above or batch)[0][0], batch[-1][0]
     unit = builder.start(f"{title} A{first}:{get_column_letter(max(width, 1))}{last}")
     builder.heading = title
     unit.markdown.append(f"# {_escape(title)}")
+    for _, line in above:
+        builder.paragraph(_row_text(line))
     rows = [row for _, row in batch]
     builder.table(rows if rows[0] is header else [header, *rows])
 

@@ -112,6 +112,55 @@ def test_a_sheet_is_cited_by_row_ranges_each_with_the_header(
     assert "| 25 | 250 |" in read.units[-1].blocks[-1][0].splitlines()
 
 
+def test_a_sheets_title_and_notes_are_text_and_its_header_is_the_row_that_names_the_columns(
+    tmp_path: Path,
+) -> None:
+    """Real workbooks put a title, a source or a note above the table and footnotes below it:
+    taking the first row as the header named every column after the title and counted the
+    notes as rows."""
+    import openpyxl
+
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.title = "Ports"
+    sheet.append(["Cargo handled by the Adriatic ports, 2025"])
+    sheet.append([])
+    sheet.append(["Source: harbour authorities' yearly reports", None, None])
+    sheet.append(["Port", "Country", "Tonnes", None])
+    sheet.append(["Rijeka", "Croatia", 13_200_000])
+    sheet.append(["Koper", "Slovenia", 24_100_000])
+    sheet.append(["Trieste", "Italy", 54_600_000])
+    sheet.append(["* Provisional figures for December."])
+    path = tmp_path / "ports.xlsx"
+    workbook.save(str(path))
+
+    (unit,) = read_xlsx(path).units
+    assert unit.label == "Ports A1:C7"
+    assert [text for text, _ in unit.blocks] == [
+        "Cargo handled by the Adriatic ports, 2025",
+        "Source: harbour authorities' yearly reports",
+        "| Port | Country | Tonnes |\n|---|---|---|\n| Rijeka | Croatia | 13200000 |\n"
+        "| Koper | Slovenia | 24100000 |\n| Trieste | Italy | 54600000 |",
+        "* Provisional figures for December.",
+    ]
+
+
+def test_a_sheet_of_numbers_alone_is_headed_by_its_first_row(tmp_path: Path) -> None:
+    import openpyxl
+
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.title = "Readings"
+    for row in ([1, 20.5], [2, 21.0], [3, 19.5]):
+        sheet.append(row)
+    path = tmp_path / "readings.xlsx"
+    workbook.save(str(path))
+    (unit,) = read_xlsx(path).units
+    assert [text for text, _ in unit.blocks] == [
+        "| 1 | 20.5 |\n|---|---|\n| 2 | 21 |\n| 3 | 19.5 |"
+    ]
+
+
 def test_a_workbook_over_the_cell_limit_is_read_up_to_it_with_a_note(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
