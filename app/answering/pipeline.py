@@ -44,6 +44,7 @@ from app.answering.tables import (
     find_tables,
     is_table_question,
     query_prompt,
+    rest_of_tables,
     run_query,
 )
 from app.cjk import estimate_tokens
@@ -339,11 +340,11 @@ class Answerer:
         attempt = attempt_on(decision, decision.route == "cloud")
         if decision.route == "local":
             features = QuestionFeatures.read(question)
-            tables = find_tables(plan.send) if is_table_question(question) else []
+            tables = is_table_question(question) and bool(find_tables(plan.send))
             if tables or "computation" in features.cues:
                 if tables:
                     yield Status("computing over the table")
-                    attempt.hint = await self._tabulate(question, plan, tables, cancel)
+                    attempt.hint = await self._tabulate(question, plan, cancel)
                 else:
                     yield Status("working out the arithmetic")
                     attempt.hint = await self._calculate(question, plan, cancel)
@@ -559,15 +560,23 @@ class Answerer:
         calculation = None if written is None else calculate(written)
         return None if calculation is None else calculation.line
 
-    async def _tabulate(
-        self, question: str, plan: Plan, tables: Sequence[Table], cancel: CancelToken
-    ) -> str | None:
-        """The local model writes one SELECT over the sources' tables; SQLite runs it, checked
-        (see tables.py): a count or a total is computed, not guessed."""
+    async def _tabulate(self, question: str, plan: Plan, cancel: CancelToken) -> str | None:
+        """The local model writes one SELECT over the sources' tables, each with all its rows;
+        SQLite runs it, checked (see tables.py): a count or a total is computed, not guessed."""
+        tables = await self._whole_tables(plan.send)
         prompt = query_prompt(question, tables)
         written = await self._local_step(question, plan, prompt, cancel, MAX_QUERY_TOKENS)
         answer = None if written is None else await asyncio.to_thread(run_query, written, tables)
         return None if answer is None else answer.line
+
+    async def _whole_tables(self, sources: Sequence[Source]) -> list[Table]:
+        """The sources' tables with all their rows: a sheet's chunks retrieval did not choose
+        are read from the library."""
+        documents = {source.document_id for source in sources if find_tables([source])}
+        rest: list[Source] = []
+        for document_id in sorted(documents):
+            rest += rest_of_tables(sources, await self.library.document_chunks(document_id))
+        return find_tables([*sources, *rest])
 
     async def _local_step(
         self,

@@ -5,18 +5,22 @@ result, and the rows it came from, in front of the model.
 
 Tables are found in the sources' text as the Office reader wrote them (app.documents.office):
 Markdown pipe tables, the header repeated in every chunk, so the chunks of one sheet are joined
-back into one table. Only the rows the sources hold are computed over.
+back into one table. A table is computed over whole: the chunks retrieval did not choose are
+read from the library (`rest_of_tables`), as a count over the rows a search happened to find
+is a wrong count. Only rows the prompt shows are cited by number.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from app.answering.events import Source
+from app.index import StoredChunk
 
 MAX_QUERY_TOKENS = 96
 # Tables described in the prompt, most relevant to the question first: each costs the 0.5B
@@ -79,9 +83,10 @@ _SAFE_FUNCTIONS = frozenset(
 class RowRef:
     """Where a row of a table came from, for a citation."""
 
-    source: int  # the Source's number
-    row: int  # 1-based among that source's rows of the table
+    source: int  # the Source's number; 0: a chunk the prompt does not show
+    row: int  # 1-based among its chunk's rows of the table
     label: str  # its first filled cell, as written: what a reader looks for
+    where: str  # its chunk's page label ("Results A101:F165"): where a reader finds it
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +108,7 @@ class Table:
 
     @property
     def sources(self) -> tuple[int, ...]:
-        return tuple(sorted({origin.source for origin in self.origins}))
+        return tuple(sorted({origin.source for origin in self.origins} - {0}))
 
     @property
     def described(self) -> str:
@@ -126,7 +131,7 @@ class TableAnswer:
 
     @property
     def sources(self) -> tuple[int, ...]:
-        return tuple(sorted({ref.source for ref in self.used}))
+        return tuple(sorted({ref.source for ref in self.used} - {0}))
 
     @property
     def line(self) -> str:
@@ -136,11 +141,16 @@ class TableAnswer:
         cited = " ".join(f"[{number}]" for number in self.sources)
         line = f"Computed over {over} ({rows} rows): {self.sql} = {self.result}"
         if self.used:
-            labels = [f"{ref.label} [{ref.source}]" for ref in self.used[:ROW_LABELS_SHOWN]]
+            labels = [_row_label(ref) for ref in self.used[:ROW_LABELS_SHOWN]]
             more = len(self.used) - len(labels)
             line += f"; from the rows {', '.join(labels)}" + (f" and {more} more" if more else "")
-            line += f" (sources {cited})"
+            if cited:
+                line += f" (sources {cited})"
         return line
+
+
+def _row_label(ref: RowRef) -> str:
+    return f"{ref.label} [{ref.source}]" if ref.source else f"{ref.label} ({ref.where})"
 
 
 def is_table_question(question: str) -> bool:
@@ -157,9 +167,44 @@ def find_tables(sources: Sequence[Source]) -> list[Table]:
         for header, rows in _pipe_tables(source.text):
             part = gathered.setdefault((source.document_id, source.heading, tuple(header)), [])
             part.extend((source, row) for row in rows)
-    ranked = sorted(gathered.items(), key=lambda item: min(s.number for s, _ in item[1]))
+    ranked = sorted(gathered.items(), key=lambda item: min(_rank(s) for s, _ in item[1]))
     taken: set[str] = set()
     return [_table(header, rows, taken) for (_, _, header), rows in ranked]
+
+
+def rest_of_tables(sources: Sequence[Source], chunks: Sequence[StoredChunk]) -> list[Source]:
+    """The chunks among `chunks` (a document's) holding more rows of a table the sources hold
+    (the same heading and header), as sources numbered 0: the prompt does not show them."""
+    held = {
+        (source.document_id, source.heading, tuple(header))
+        for source in sources
+        for header, _ in _pipe_tables(source.text)
+    }
+    chosen = {source.chunk_id for source in sources}
+    return [
+        Source(
+            number=0,
+            chunk_id=chunk.id,
+            document_id=chunk.document_id,
+            document=chunk.document_name,
+            path=chunk.document_path,
+            page=chunk.page,
+            page_label=chunk.page_label,
+            heading=chunk.heading,
+            text=chunk.text,
+            score=0.0,
+        )
+        for chunk in chunks
+        if chunk.id not in chosen
+        and any(
+            (chunk.document_id, chunk.heading, tuple(header)) in held
+            for header, _ in _pipe_tables(chunk.text)
+        )
+    ]
+
+
+def _rank(source: Source) -> float:
+    return source.number or math.inf
 
 
 def query_prompt(question: str, tables: Sequence[Table]) -> str:
@@ -261,9 +306,9 @@ def _table(header: Sequence[str], rows: list[tuple[Source, list[str]]], taken: s
     counts: dict[int, int] = {}
     origins: list[RowRef] = []
     for source, cells in rows:
-        counts[source.number] = counts.get(source.number, 0) + 1
+        counts[source.chunk_id] = counts.get(source.chunk_id, 0) + 1
         label = next((cell for cell in cells if cell), "")
-        origins.append(RowRef(source.number, counts[source.number], label))
+        origins.append(RowRef(source.number, counts[source.chunk_id], label, source.page_label))
     return Table(
         name=name,
         title=title,

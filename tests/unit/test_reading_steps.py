@@ -3,15 +3,21 @@ the one the sources state beside the question's words."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import openpyxl
 import pytest
 
-from app.answering import Finished, Status
+from app.answering import Finished, SourcesFound, Status
 from app.answering.calculation import calculate
 from app.answering.extraction import extract, value_kind
+from app.documents.chunking import chunk_pages
+from app.documents.office import read_xlsx
+from app.documents.parse import PageText
+from app.index.store import NewDocument
 from app.llm.engine import CancelToken, GenerationEvent, GenerationRequest
 from tests.unit.test_answering import ScriptedEngine, collect, make_answerer
 
@@ -96,6 +102,60 @@ def test_a_lookup_gets_no_calculation_and_prose_adds_nothing(tmp_path: Path) -> 
     engine.requests.clear()
     collect(answerer, "Who governs the data?")
     assert len(engine.requests) == 1
+
+
+class QueryingEngine(ScriptedEngine):
+    """Writes `query` when asked for the table's SELECT, then the answer pieces."""
+
+    def __init__(self, query: str, pieces: list[str]) -> None:
+        super().__init__(pieces)
+        self.query = query
+
+    async def stream(
+        self, request: GenerationRequest, cancel: CancelToken
+    ) -> AsyncIterator[GenerationEvent]:
+        if "Write only one SQLite SELECT" in request.messages[-1].content:
+            self.pieces, answer = [self.query], self.pieces
+            async for event in super().stream(request, cancel):
+                yield event
+            self.pieces = answer
+            return
+        async for event in super().stream(request, cancel):
+            yield event
+
+
+def test_a_sheet_is_computed_over_whole_not_over_the_chunks_retrieval_chose(
+    tmp_path: Path,
+) -> None:
+    """300 rows make a dozen chunks; retrieval hands the prompt a few. Counting those few
+    answered 'how many' with the number of rows a search happened to find."""
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.title = "Scores"
+    sheet.append(["Player", "Points"])
+    for number in range(300):
+        sheet.append([f"player {number}", number])
+    workbook.save(tmp_path / "scores.xlsx")
+    units = read_xlsx(tmp_path / "scores.xlsx").units
+    pages = [PageText(n, unit.label, tuple(unit.blocks)) for n, unit in enumerate(units, 1)]
+    chunks = list(chunk_pages(pages))
+    engine = QueryingEngine("SELECT count(*) FROM scores WHERE points >= 100", ["200 players."])
+    answerer, library = make_answerer(tmp_path, engine)
+    new = NewDocument("/docs/scores.xlsx", "Scores", "xlsx", "s", 1, 1, len(units), None)
+    asyncio.run(library.write(lambda store: store.write_document(new, chunks)))
+
+    events = collect(answerer, "How many players have at least 100 points?")
+    (found,) = [event for event in events if isinstance(event, SourcesFound)]
+    sent = [source for source in found.sources if source.document == "scores.xlsx"]
+    assert 0 < len(sent) < len(chunks)  # the prompt holds part of the sheet
+    query_request, answer_request = engine.requests
+    assert "(the sheet 'Scores', 300 rows)" in query_request.messages[-1].content
+    assert (
+        "Computed over the sheet 'Scores' (300 rows): "
+        "SELECT count(*) FROM scores WHERE points >= 100 = 200; from the rows player 100"
+    ) in answer_request.messages[-1].content
+    assert isinstance(events[-1], Finished)
+    assert events[-1].answer.startswith("200 players")
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,13 @@ from app.answering.tables import (
     find_tables,
     is_table_question,
     query_prompt,
+    rest_of_tables,
     run_query,
 )
 from app.documents.chunking import chunk_pages
 from app.documents.office import read_docx, read_xlsx
 from app.documents.parse import PageText
+from app.index import StoredChunk
 from tests.documents import write_docx, write_xlsx
 
 LEAGUE = [
@@ -85,7 +87,7 @@ def test_a_sheet_is_read_back_with_typed_columns_and_where_each_row_came_from(
         ("year", "Year", "INTEGER"),
     ]
     assert budget.rows[2] == ("Harbour crane", 185_000, 2026)
-    assert budget.origins[2] == RowRef(source=2, row=3, label="Harbour crane")
+    assert budget.origins[2] == RowRef(2, 3, "Harbour crane", "Budget A1:C4")
 
 
 def test_numbers_as_people_write_them_are_numbers_and_a_mixed_column_stays_text(
@@ -117,6 +119,39 @@ def test_the_chunks_of_a_long_sheet_are_one_table_in_the_sheet_order(tmp_path: P
     (table,) = find_tables(renumbered)
     assert [row[0] for row in table.rows] == [f"player {i}" for i in range(150)]
     assert table.origins[-1].source == 1  # the best-ranked chunk holds the sheet's last rows
+
+
+def test_the_rest_of_a_sheet_is_its_other_chunks_not_another_sheets(tmp_path: Path) -> None:
+    workbook = openpyxl.Workbook()
+    scores = workbook.active
+    scores.title = "Scores"
+    scores.append(["Name", "Score"])
+    for number in range(150):
+        scores.append([f"player {number}", number])
+    teams = workbook.create_sheet("Teams")
+    teams.append(["Name", "Score"])  # the same header, another sheet
+    teams.append(["Hajduk", 900])
+    workbook.save(tmp_path / "scores.xlsx")
+    read = read_xlsx(tmp_path / "scores.xlsx")
+    pages = [PageText(n, unit.label, tuple(unit.blocks)) for n, unit in enumerate(read.units, 1)]
+    stored = [
+        StoredChunk(
+            100 + n, 1, "/docs/scores.xlsx", "scores", n, c.page, c.page_label, c.heading, c.text
+        )
+        for n, c in enumerate(chunk_pages(pages))
+    ]
+    chosen = sources_of(pages, "scores.xlsx")[1:2]  # retrieval found one chunk of Scores
+
+    rest = rest_of_tables(chosen, stored)
+    assert {source.heading for source in rest} == {"Scores"}
+    assert {source.number for source in rest} == {0}  # no citation may name them
+    (table,) = find_tables([*chosen, *rest])
+    assert len(table.rows) == 150
+    answer = run_query("SELECT name FROM scores ORDER BY score DESC LIMIT 1", [table])
+    assert answer is not None
+    assert answer.result == "player 149"
+    assert answer.sources == ()  # its row is in a chunk the prompt does not show
+    assert answer.line.endswith("from the rows player 149 (Scores A101:B151)")
 
 
 def test_a_word_table_is_found_beside_prose_under_its_section(tmp_path: Path) -> None:
