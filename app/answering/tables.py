@@ -46,7 +46,9 @@ Value = int | float | str | None
 _TABLE_QUESTION = re.compile(
     r"\b(?:how\s+(?:many|much)|number\s+of|total\w*|sum|summed|average\w*|mean|median"
     r"|count\w*|most|least|fewest|highest|lowest|largest|smallest|biggest|greatest|maximum"
-    r"|minimum|max|min|more|less|fewer|differen\w*|compare\w*|rank\w*)\b"
+    r"|minimum|max|min|more|less|fewer|differen\w*|compare\w*|rank\w*|combined|altogether"
+    r"|best|worst|(?:heavi|light|strong|weak|long|short|tall|fast|slow|old|young|new|earli"
+    r"|cheap|costli|rich|poor|hott|cold|warm|wid|narrow|deep|near|clos)est)\b"
     r"|多少|几个|几位|几名|总共|一共|共有|合计|总计|总和|总数|最多|最少|最高|最低|最大|最小|平均|差",
     re.IGNORECASE,
 )
