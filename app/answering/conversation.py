@@ -25,6 +25,7 @@ from app.answering.events import (
     Source,
     SourcesFound,
 )
+from app.answering.facts import facts_of
 from app.answering.metrics import AnswerMetrics
 from app.cjk import estimate_tokens
 from app.errors import DocentError
@@ -32,6 +33,8 @@ from app.index import HistoryEntry, Library
 
 # A follow-up this short (in words; CJK characters count as words) cannot stand alone.
 SHORT_FOLLOW_UP = 5
+# The previous answer's values a follow-up's search borrows: the few it named, not a list's.
+MAX_REFERENTS = 3
 
 _LEADS = re.compile(
     r"^\W*(?:and|but|also|so|or|then|what about|how about|why|which|where|whose|when|how come"
@@ -53,9 +56,10 @@ def _length(question: str) -> int:
     return len(_CJK.sub(" ", question).split()) + cjk // 2
 
 
-def standalone(question: str, previous: str | None) -> str:
+def standalone(question: str, previous: str | None, answered: str = "") -> str:
     """The question as retrieval should read it: itself when it stands alone (or opens the
-    conversation), else the previous standalone question followed by it."""
+    conversation), else the previous standalone question, the versions and identifiers the
+    previous answer gave (`answered`: what "that release" names), and the question."""
     if previous is None:
         return question
     follows = (
@@ -63,7 +67,10 @@ def standalone(question: str, previous: str | None) -> str:
         or _LEADS.search(question) is not None
         or _PRONOUN.search(question) is not None
     )
-    return f"{previous} {question}" if follows else question
+    if not follows:
+        return question
+    named = sorted(facts_of(answered).values - set(previous.split()))[:MAX_REFERENTS]
+    return " ".join([previous, *named, question])
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +80,9 @@ class Turn:
     question: str
     standalone: str
     user: str  # the user message exactly as sent: the new sources, the question, any hint
-    answer: str  # the assistant message: what the model wrote
+    answer: str  # the assistant message: what the model wrote, or the decline the user read
     sources: tuple[Source, ...]  # the sources this turn sent first (conversation numbering)
+    declined: bool = False
 
     def as_record(self) -> dict[str, Any]:
         """The history row's `turn` column (question and standalone have their own; the row's
@@ -94,6 +102,7 @@ class Turn:
             user=turn["user"],
             answer=turn.get("answer", entry.answer),  # recorded before markers were added
             sources=tuple(Source(**source) for source in turn["sources"]),
+            declined=entry.status == "declined",
         )
 
 
@@ -145,7 +154,10 @@ class Conversation:
         return cls(conversation_id, turns, tuple(entries))
 
     def standalone(self, question: str) -> str:
-        return standalone(question, self.turns[-1].standalone if self.turns else None)
+        if not self.turns:
+            return question
+        last = self.turns[-1]
+        return standalone(question, last.standalone, "" if last.declined else last.answer)
 
     def plan(
         self, chosen: Sequence[Source], room_tokens: int, present: Collection[int] | None = None

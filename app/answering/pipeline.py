@@ -429,7 +429,10 @@ class Answerer:
         turn = None
         if conversation is not None:
             if status in ("finished", "declined"):  # a failed or stopped turn is not context
-                turn = Turn(question, finishing.standalone, attempt.user, written, plan.send)
+                # A declined draft is no context: the user read the decline, not the draft.
+                declined = status == "declined"
+                said = answer if declined else written
+                turn = Turn(question, finishing.standalone, attempt.user, said, plan.send, declined)
             record = _in_conversation(record, conversation, finishing.standalone, turn)
         history_id = await self.parts.record(record)
         if conversation is not None and turn is not None:

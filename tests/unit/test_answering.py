@@ -429,6 +429,29 @@ def test_an_answer_no_source_supports_is_declined_naming_what_was_searched(tmp_p
     assert (history[0].status, history[0].answer) == ("declined", finished.answer)
 
 
+def test_a_follow_up_to_a_declined_answer_is_shown_the_decline_not_the_draft(
+    tmp_path: Path,
+) -> None:
+    """The user read the decline: the draft it withheld is no context for the next turn (the
+    model went on from its own invention)."""
+    engine = ScriptedEngine(["Invoices are printed", " on blue paper in Oslo."])
+    answerer, _ = make_answerer(tmp_path, engine)
+    conversation = Conversation()
+
+    async def ask(question: str) -> None:
+        async for _ in answerer.answer(question, conversation=conversation):
+            pass
+
+    asyncio.run(ask("What colour is the paper customer invoices are printed on?"))
+    (turn,) = conversation.turns
+    assert turn.declined
+    asyncio.run(ask("And the envelopes?"))
+    earlier = engine.requests[1].messages[2]
+    assert earlier.role == "assistant"
+    assert earlier.content.startswith("The documents do not seem to answer this")
+    assert "Oslo" not in "\n".join(message.content for message in engine.requests[1].messages)
+
+
 def test_a_supported_answer_is_given_whole(tmp_path: Path) -> None:
     engine = ScriptedEngine(["Customer invoices are retained for seven years."])
     answerer, _ = make_answerer(tmp_path, engine)

@@ -43,6 +43,20 @@ def test_a_question_that_stands_alone_is_read_as_it_is() -> None:
     assert standalone(unrelated, FIRST) == unrelated
 
 
+def test_a_follow_up_searches_for_the_versions_the_previous_answer_named() -> None:
+    """A question about "that release" is about the release the answer named, which the
+    first question did not: searching for the question's words alone found every release."""
+    first = "Which Requests release added support for chardet 5.0.0?"
+    answered = "Requests 2.28.1 added it [1]."
+    asked = "When was that release published?"
+    assert standalone(asked, first, answered) == f"{first} 2.28.1 {asked}"
+    named = Turn(first, first, "…", answered, (source(1, 10),))
+    assert Conversation(7, [named]).standalone(asked) == f"{first} 2.28.1 {asked}"
+    # A declined turn's draft named nothing the user read.
+    declined = replace(named, answer="The documents do not seem to answer this.", declined=True)
+    assert Conversation(7, [declined]).standalone(asked) == f"{first} {asked}"
+
+
 def source(number: int, chunk_id: int, text: str = "word " * 40) -> Source:
     return Source(number, chunk_id, 1, "handbook.pdf", "/handbook.pdf", 2, "1", None, text, 0.5)
 
