@@ -18,6 +18,7 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from app.answering.events import Source
 from app.index import StoredChunk
@@ -69,7 +70,11 @@ _STATEMENT_KEYWORDS = (
     "|begin|commit|end|rollback|savepoint|release|reindex|analyze|explain"
 )
 _STATEMENT_LINE = re.compile(rf"^\s*({_STATEMENT_KEYWORDS})\b", re.IGNORECASE | re.MULTILINE)
-_FIRST_SELECT = re.compile(r"\bSELECT\b")  # in prose ("Here is the query: SELECT …")
+_FIRST_SELECT = re.compile(r"\bSELECT\b")
+_FILTER = re.compile(r"\b(?P<column>\w+)\s*(?:=|==|\bLIKE\b)\s*'(?P<value>[^']*)'", re.IGNORECASE)
+_AGGREGATE = re.compile(
+    r"\b(?:sum|avg|total)\s*\(\s*(?:distinct\s+)?(\w+)\s*\)", re.IGNORECASE
+)  # in prose ("Here is the query: SELECT …")
 _BLANK_LINE = re.compile(r"\n\s*\n")
 # A name in double quotes, backticks or brackets: the model often writes a header as the
 # document does ("Cost in euros"), not as the prompt named its column.
@@ -114,8 +119,8 @@ class Table:
 
     @property
     def described(self) -> str:
-        if self.is_sheet:
-            return f"the sheet '{self.title}'"
+        if self.is_sheet:  # two workbooks may each have an "iris" sheet
+            return f"the sheet '{self.title}' of {self.document}"
         return f"the table in '{self.title}'" if self.title else f"a table in {self.document}"
 
 
@@ -137,17 +142,19 @@ class TableAnswer:
 
     @property
     def line(self) -> str:
-        """What the answering prompt is told."""
+        """What the answering prompt is told: the result first (a small model given the query
+        first answered "not found" beside it), then how it was computed and from which rows."""
         rows = sum(len(table.rows) for table in self.tables)
         over = " and ".join(table.described for table in self.tables)
         cited = " ".join(f"[{number}]" for number in self.sources)
-        line = f"Computed over {over} ({rows} rows): {self.sql} = {self.result}"
-        if self.used:
-            labels = [_row_label(ref) for ref in self.used[:ROW_LABELS_SHOWN]]
-            more = len(self.used) - len(labels)
+        line = f"The answer, computed over {over} ({rows} rows): {self.result}. Query: {self.sql}"
+        named = [ref for ref in self.used if _number(ref.label) is None]  # "21" names no row
+        if named:
+            labels = [_row_label(ref) for ref in named[:ROW_LABELS_SHOWN]]
+            more = len(named) - len(labels)
             line += f"; from the rows {', '.join(labels)}" + (f" and {more} more" if more else "")
-            if cited:
-                line += f" (sources {cited})"
+        if cited:
+            line += f" (sources {cited})"
         return line
 
 
@@ -170,8 +177,15 @@ def find_tables(sources: Sequence[Source]) -> list[Table]:
             part = gathered.setdefault((source.document_id, source.heading, tuple(header)), [])
             part.extend((source, row) for row in rows)
     ranked = sorted(gathered.items(), key=lambda item: min(_rank(s) for s, _ in item[1]))
+    # Two workbooks' "iris" sheets are named after their workbooks, not "iris" and "iris_2".
+    documents_by_title: dict[str | None, set[int]] = {}
+    for document_id, heading, _ in gathered:
+        documents_by_title.setdefault(heading, set()).add(document_id)
     taken: set[str] = set()
-    return [_table(header, rows, taken) for (_, _, header), rows in ranked]
+    return [
+        _table(header, rows, taken, qualified=len(documents_by_title[heading]) > 1)
+        for (_, heading, header), rows in ranked
+    ]
 
 
 def rest_of_tables(sources: Sequence[Source], chunks: Sequence[StoredChunk]) -> list[Source]:
@@ -227,7 +241,9 @@ def run_query(written: str, tables: Sequence[Table]) -> TableAnswer | None:
     statement = _statement(written)
     if statement is None or not tables:
         return None
-    sql = _with_column_names(statement, tables)
+    sql = _with_filter_columns(_with_column_names(statement, tables), tables)
+    if _sums_text(sql, tables):
+        return None
     connection = sqlite3.connect(":memory:", isolation_level=None)
     try:
         _load(connection, tables)
@@ -289,13 +305,16 @@ def _cells(line: str) -> list[str]:
     return [cell.strip().replace("\\|", "|") for cell in _CELL_SEPARATOR.split(inner)]
 
 
-def _table(header: Sequence[str], rows: list[tuple[Source, list[str]]], taken: set[str]) -> Table:
+def _table(
+    header: Sequence[str], rows: list[tuple[Source, list[str]]], taken: set[str], qualified: bool
+) -> Table:
     first = rows[0][0]
     is_sheet = bool(_SHEET_LABEL.search(first.page_label)) and first.document.lower().endswith(
         ".xlsx"
     )
     title = first.heading or ""
-    name = _identifier(title or "table", taken, prefix="table")
+    named = f"{PurePath(first.document).stem} {title}" if qualified else title
+    name = _identifier(named or "table", taken, prefix="table")
     names: set[str] = set()
     columns: list[Column] = []
     typed_columns: list[list[Value]] = []
@@ -450,11 +469,43 @@ def _with_column_names(statement: str, tables: Sequence[Table]) -> str:
     return _QUOTED_NAME.sub(renamed, statement)
 
 
+def _with_filter_columns(statement: str, tables: Sequence[Table]) -> str:
+    """`species = 'Dream'` where no row's species is Dream but one other column of the table
+    holds it (island): the model knew the value, not its column."""
+
+    def moved(match: re.Match[str]) -> str:
+        column, value = match["column"], match["value"].casefold()
+        for table in tables:
+            names = [c.name for c in table.columns]
+            if column.lower() not in names:
+                continue
+            holding = [
+                name
+                for position, name in enumerate(names)
+                if any(str(row[position]).casefold() == value for row in table.rows)
+            ]
+            if column.lower() not in holding and len(holding) == 1:
+                return match.group(0).replace(column, holding[0], 1)
+        return match.group(0)
+
+    return _FILTER.sub(moved, statement)
+
+
+def _sums_text(statement: str, tables: Sequence[Table]) -> bool:
+    """Whether it sums or averages a text column: SQLite says 0, a number no row holds."""
+    text = {c.name for table in tables for c in table.columns if c.type == "TEXT"}
+    return any(match[1].lower() in text for match in _AGGREGATE.finditer(statement))
+
+
 def _load(connection: sqlite3.Connection, tables: Iterable[Table]) -> None:
     connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
     connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
     for table in tables:
-        columns = ", ".join(f"{column.name} {column.type}" for column in table.columns)
+        # Text compares as people read it: 'virginica' is the sheet's 'Virginica'.
+        columns = ", ".join(
+            f"{column.name} {column.type}" + (" COLLATE NOCASE" if column.type == "TEXT" else "")
+            for column in table.columns
+        )
         connection.execute(f"CREATE TABLE {table.name} ({columns})")
         marks = ", ".join("?" * len(table.columns))
         connection.executemany(f"INSERT INTO {table.name} VALUES ({marks})", table.rows)

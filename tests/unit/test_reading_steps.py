@@ -149,10 +149,10 @@ def test_a_sheet_is_computed_over_whole_not_over_the_chunks_retrieval_chose(
     sent = [source for source in found.sources if source.document == "scores.xlsx"]
     assert 0 < len(sent) < len(chunks)  # the prompt holds part of the sheet
     query_request, answer_request = engine.requests
-    assert "(the sheet 'Scores', 300 rows)" in query_request.messages[-1].content
+    assert "(the sheet 'Scores' of scores.xlsx, 300 rows)" in query_request.messages[-1].content
     assert (
-        "Computed over the sheet 'Scores' (300 rows): "
-        "SELECT count(*) FROM scores WHERE points >= 100 = 200; from the rows player 100"
+        "The answer, computed over the sheet 'Scores' of scores.xlsx (300 rows): 200. "
+        "Query: SELECT count(*) FROM scores WHERE points >= 100; from the rows player 100"
     ) in answer_request.messages[-1].content
     assert isinstance(events[-1], Finished)
     assert events[-1].answer.startswith("200 players")

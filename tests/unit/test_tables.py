@@ -4,6 +4,7 @@ the model wrote run over them (and nothing else), the result with the rows it ca
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import openpyxl
@@ -80,7 +81,7 @@ def test_a_sheet_is_read_back_with_typed_columns_and_where_each_row_came_from(
     assert sources[1].text.startswith("| Item | Cost in euros | Year |\n|---|---|---|\n")
 
     staff, budget = find_tables(sources)
-    assert (staff.name, staff.described) == ("staff", "the sheet 'Staff'")
+    assert (staff.name, staff.described) == ("staff", "the sheet 'Staff' of harbour.xlsx")
     assert [(c.name, c.header, c.type) for c in budget.columns] == [
         ("item", "Item", "TEXT"),
         ("cost_in_euros", "Cost in euros", "INTEGER"),
@@ -154,6 +155,15 @@ def test_the_rest_of_a_sheet_is_its_other_chunks_not_another_sheets(tmp_path: Pa
     assert answer.line.endswith("from the rows player 149 (Scores A101:B151)")
 
 
+def test_sheets_of_one_name_in_two_workbooks_are_named_after_their_workbooks() -> None:
+    text = "| Species | Count |\n|---|---|\n| setosa | 50 |"
+    first = Source(1, 9, 1, "datasets.xlsx", "/d.xlsx", 1, "iris A1:B2", "iris", text, 1.0)
+    second = replace(first, number=2, chunk_id=20, document_id=2, document="loadPivotTables.xlsx")
+    other = replace(first, number=3, chunk_id=30, heading="quakes", page_label="quakes A1:B2")
+    names = [table.name for table in find_tables([first, second, other])]
+    assert names == ["datasets_iris", "loadpivottables_iris", "quakes"]
+
+
 def test_a_word_table_is_found_beside_prose_under_its_section(tmp_path: Path) -> None:
     read = read_docx(write_docx(tmp_path / "policy.docx"))
     pages = [PageText(n, unit.label, tuple(unit.blocks)) for n, unit in enumerate(read.units, 1)]
@@ -223,7 +233,7 @@ def test_the_prompt_shows_the_table_its_columns_and_three_rows_but_no_worked_que
     league: list[Table],
 ) -> None:
     prompt = query_prompt("Which team had the most points?", league)
-    assert "Table league (the sheet 'League', 5 rows)" in prompt
+    assert "Table league (the sheet 'League' of league.xlsx, 5 rows)" in prompt
     assert "team TEXT, played INTEGER, goals_scored INTEGER, points INTEGER, share REAL" in prompt
     assert "('Hajduk', 30, 55, 61, 12.5)" in prompt
     assert "('Rijeka', 30, 49, 58, 11)" in prompt
@@ -278,17 +288,52 @@ def test_a_select_the_model_wrote_is_computed_with_the_rows_it_depends_on(
     assert answer.sources == (1,)
 
 
-def test_the_hint_names_the_sheet_the_query_its_result_and_the_rows() -> None:
+def test_the_hint_gives_the_result_first_then_the_query_and_the_rows() -> None:
     text = "| Team | Points |\n|---|---|\n| Hajduk | 61 |\n| Rijeka | 58 |\n| Istra | 25 |"
     source = Source(1, 9, 1, "t.xlsx", "/t.xlsx", 1, "Results A1:B4", "Results", text, 1.0)
     tables = find_tables([source])
     answer = run_query("SELECT count(*) FROM results WHERE points > 50", tables)
     assert answer is not None
     assert answer.line == (
-        "Computed over the sheet 'Results' (3 rows): "
-        "SELECT count(*) FROM results WHERE points > 50 = 2; "
+        "The answer, computed over the sheet 'Results' of t.xlsx (3 rows): 2. "
+        "Query: SELECT count(*) FROM results WHERE points > 50; "
         "from the rows Hajduk [1], Rijeka [1] (sources [1])"
     )
+    # Rows named by a number ("21" in a sheet of measurements) are no names: cited alone.
+    numbers = find_tables(
+        [replace(source, text=text.replace("Hajduk", "7").replace("Rijeka", "8"))]
+    )
+    counted = run_query("SELECT count(*) FROM results WHERE points > 50", numbers)
+    assert counted is not None
+    assert counted.line.endswith("points > 50 (sources [1])")
+
+
+@pytest.mark.parametrize(
+    ("written", "run", "result"),
+    [
+        # The value is the island's, not the species': the model knew it, not its column.
+        (
+            "SELECT avg(mass) FROM penguins WHERE species = 'Dream'",
+            "SELECT avg(mass) FROM penguins WHERE island = 'Dream'",
+            "3400",
+        ),
+        ("SELECT count(*) FROM penguins WHERE species = 'adelie'", None, "2"),  # as people read
+        ("SELECT max(mass) FROM penguins WHERE species = 'Emperor'", None, None),  # no such row
+        ("SELECT avg(island) FROM penguins", None, None),  # SQLite would say 0
+    ],
+)
+def test_a_query_is_mended_where_it_named_the_wrong_column_and_refused_where_it_sums_text(
+    written: str, run: str | None, result: str | None
+) -> None:
+    text = (
+        "| Species | Island | Mass |\n|---|---|---|\n| Adelie | Dream | 3400 |\n"
+        "| Gentoo | Biscoe | 5000 |\n| Adelie | Torgersen | 3600 |"
+    )
+    source = Source(1, 9, 1, "p.xlsx", "/p.xlsx", 1, "Penguins A1:C4", "Penguins", text, 1.0)
+    answer = run_query(written, find_tables([source]))
+    assert (answer and answer.result) == result
+    if answer is not None:
+        assert answer.sql == (run or written)
 
 
 def test_a_tie_cites_the_rows_holding_the_result(tmp_path: Path) -> None:
