@@ -566,7 +566,10 @@ class Answerer:
     async def _tabulate(self, question: str, plan: Plan, cancel: CancelToken) -> str | None:
         """The local model writes one SELECT over the sources' tables, each with all its rows;
         SQLite runs it, checked (see tables.py): a count or a total is computed, not guessed."""
-        tables = await self._whole_tables(plan.send)
+        # In excerpts mode a cascade sends the draft to the cloud: it is computed over the
+        # excerpts alone, as it is written from them alone.
+        whole = self._local_names
+        tables = await self._whole_tables(plan.send) if whole else find_tables(plan.send)
         prompt = query_prompt(question, tables)
         written = await self._local_step(question, plan, prompt, cancel, MAX_QUERY_TOKENS)
         answer = None if written is None else await asyncio.to_thread(run_query, written, tables)

@@ -14,12 +14,16 @@ import pytest
 from app.answering import Finished, SourcesFound, Status
 from app.answering.calculation import calculate
 from app.answering.extraction import extract, value_kind
+from app.answering.pipeline import Answerer
+from app.answering.run import Parts
 from app.documents.chunking import chunk_pages
 from app.documents.office import read_xlsx
 from app.documents.parse import PageText
 from app.index.store import NewDocument
 from app.llm.engine import CancelToken, GenerationEvent, GenerationRequest
-from tests.unit.test_answering import ScriptedEngine, collect, make_answerer
+from app.routing import LocalOnlyPolicy
+from app.settings import Settings
+from tests.unit.test_answering import ScriptedEngine, collect, library_with_report, make_answerer
 
 
 @pytest.mark.parametrize(
@@ -124,11 +128,8 @@ class QueryingEngine(ScriptedEngine):
             yield event
 
 
-def test_a_sheet_is_computed_over_whole_not_over_the_chunks_retrieval_chose(
-    tmp_path: Path,
-) -> None:
-    """300 rows make a dozen chunks; retrieval hands the prompt a few. Counting those few
-    answered 'how many' with the number of rows a search happened to find."""
+def sheet_answerer(tmp_path: Path, engine: ScriptedEngine, settings: Settings) -> Answerer:
+    """The report and a 300-row sheet, which the reader cuts into a dozen chunks."""
     workbook = openpyxl.Workbook()
     sheet = workbook.active
     sheet.title = "Scores"
@@ -139,23 +140,46 @@ def test_a_sheet_is_computed_over_whole_not_over_the_chunks_retrieval_chose(
     units = read_xlsx(tmp_path / "scores.xlsx").units
     pages = [PageText(n, unit.label, tuple(unit.blocks)) for n, unit in enumerate(units, 1)]
     chunks = list(chunk_pages(pages))
-    engine = QueryingEngine("SELECT count(*) FROM scores WHERE points >= 100", ["200 players."])
-    answerer, library = make_answerer(tmp_path, engine)
+    library = asyncio.run(library_with_report(tmp_path / "library.sqlite3"))
     new = NewDocument("/docs/scores.xlsx", "Scores", "xlsx", "s", 1, 1, len(units), None)
     asyncio.run(library.write(lambda store: store.write_document(new, chunks)))
+    return Answerer(Parts(library, engine, LocalOnlyPolicy("scripted"), settings))
 
-    events = collect(answerer, "How many players have at least 100 points?")
+
+COUNT = "SELECT count(*) FROM scores WHERE points >= 100"
+
+
+def test_a_sheet_is_computed_over_whole_not_over_the_chunks_retrieval_chose(
+    tmp_path: Path,
+) -> None:
+    """Retrieval hands the prompt a few of the sheet's chunks: counting those answered 'how
+    many' with the number of rows a search happened to find."""
+    engine = QueryingEngine(COUNT, ["200 players."])
+    events = collect(sheet_answerer(tmp_path, engine, Settings()), "How many players have 100?")
     (found,) = [event for event in events if isinstance(event, SourcesFound)]
     sent = [source for source in found.sources if source.document == "scores.xlsx"]
-    assert 0 < len(sent) < len(chunks)  # the prompt holds part of the sheet
+    assert 0 < len(sent) < 12  # the prompt holds part of the sheet
     query_request, answer_request = engine.requests
     assert "(the sheet 'Scores' of scores.xlsx, 300 rows)" in query_request.messages[-1].content
     assert (
         "The answer, computed over the sheet 'Scores' of scores.xlsx (300 rows): 200. "
-        "Query: SELECT count(*) FROM scores WHERE points >= 100; from the rows player 100"
+        f"Query: {COUNT}; from the rows player 100"
     ) in answer_request.messages[-1].content
     assert isinstance(events[-1], Finished)
     assert events[-1].answer.startswith("200 players")
+
+
+def test_in_excerpts_mode_with_a_cascade_the_sheet_is_computed_over_the_excerpts_alone(
+    tmp_path: Path,
+) -> None:
+    """The draft goes to the cloud, which may see the excerpts only: a count over the rest of
+    the sheet would tell it what they do not."""
+    settings = Settings.model_validate({"routing": {"cascade": True, "privacy": "excerpts"}})
+    engine = QueryingEngine(COUNT, ["Some players."])
+    collect(sheet_answerer(tmp_path, engine, settings), "How many players have 100?")
+    query_request = engine.requests[0]
+    assert "300 rows" not in query_request.messages[-1].content
+    assert "(the sheet 'Scores' of scores.xlsx, " in query_request.messages[-1].content
 
 
 @dataclass(frozen=True)
