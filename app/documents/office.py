@@ -8,6 +8,7 @@ parse.py does: the zip was already checked for a bomb, and the child's limits ho
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -323,9 +324,12 @@ def _sheet_units(builder: _Builder, title: str, rows: list[tuple[int, list[objec
         return
     start = _header_row(rows)
     end = len(rows)
-    header_width = _filled(rows[start][1])
-    while end > start + 2 and header_width >= 3 and _filled(rows[end - 1][1]) == 1:
-        end -= 1  # a footnote: one cell under a table of three columns or more
+    # Words under rows of numbers and dates: the table ends with its last row of data.
+    typed = [index for index in range(start + 1, end) if _typed(rows[index][1])]
+    if typed and len(typed) >= 0.8 * (typed[-1] - start):
+        end = typed[-1] + 1
+    while end > start + 2 and _filled(rows[start][1]) >= 3 and _filled(rows[end - 1][1]) == 1:
+        end -= 1  # one cell under a table of three columns or more
     header = rows[start][1]
     for first in range(start, end, SHEET_ROWS_PER_UNIT):
         batch = rows[first : min(first + SHEET_ROWS_PER_UNIT, end)]
@@ -335,17 +339,28 @@ def _sheet_units(builder: _Builder, title: str, rows: list[tuple[int, list[objec
 
 
 def _header_row(rows: Sequence[tuple[int, list[object]]]) -> int:
-    """The index of the sheet's header: the first row, among the first HEADER_SEARCH_ROWS, that
-    fills at least half as many cells as the widest of them with text — a title or a note above
-    a table fills one or two. The first row when none does (a sheet of numbers)."""
+    """The index of the sheet's header among its first HEADER_SEARCH_ROWS: the row of words
+    right above the first row holding numbers, dates or yes/no values — notes above a table may
+    be spread over as many cells as its header. Without such rows (a table of words), the first
+    row filling at least half as many cells as the widest with text; else the first row."""
     first_rows = rows[:HEADER_SEARCH_ROWS]
     widest = max(_filled(row) for _, row in first_rows)
+    first_typed = next((i for i, (_, row) in enumerate(first_rows) if _typed(row)), None)
+    if first_typed:
+        above = first_rows[first_typed - 1][1]
+        if not _typed(above) and _filled(above) * 2 >= _filled(first_rows[first_typed][1]) >= 2:
+            return first_typed - 1
     for index, (_, row) in enumerate(first_rows):
         filled = _filled(row)
         texts = sum(isinstance(value, str) and value.strip() != "" for value in row)
         if filled >= max(2, (widest + 1) // 2) and texts * 2 >= filled:
             return index
     return 0
+
+
+def _typed(row: Sequence[object]) -> bool:
+    """Whether a row holds a number, a date or a yes/no value: data, not a note or a header."""
+    return any(isinstance(value, int | float | datetime.date | datetime.time) for value in row)
 
 
 def _filled(row: Sequence[object]) -> int:

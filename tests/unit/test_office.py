@@ -145,6 +145,34 @@ def test_a_sheets_title_and_notes_are_text_and_its_header_is_the_row_that_names_
     ]
 
 
+def test_notes_spread_over_as_many_cells_as_the_header_are_still_notes(tmp_path: Path) -> None:
+    """Notes typed across the columns above a table, and words under its last row: the header
+    is the row of words right above the first row of numbers, dates or yes/no values."""
+    import datetime
+
+    import openpyxl
+
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.title = "Crew"
+    sheet.append(["Some", "people", "write", None, "notes", "up here"])
+    sheet.append(["Name", "Role", "Age", "On duty", "Joined"])
+    sheet.append(["Ana", "pilot", 41, True, datetime.datetime(2019, 3, 1)])
+    sheet.append(["Ivo", "engineer", 35, False, datetime.datetime(2021, 7, 15)])
+    sheet.append(["and", "more", None, "down", "here"])
+    path = tmp_path / "crew.xlsx"
+    workbook.save(str(path))
+
+    (unit,) = read_xlsx(path).units
+    assert [text for text, _ in unit.blocks] == [
+        "Some people write notes up here",
+        "| Name | Role | Age | On duty | Joined |\n|---|---|---|---|---|\n"
+        "| Ana | pilot | 41 | True | 2019-03-01 00:00:00 |\n"
+        "| Ivo | engineer | 35 | False | 2021-07-15 00:00:00 |",
+        "and more down here",
+    ]
+
+
 def test_a_sheet_of_numbers_alone_is_headed_by_its_first_row(tmp_path: Path) -> None:
     import openpyxl
 
