@@ -8,7 +8,7 @@ from typing import Any
 
 from app.answering.metrics import AnswerMetrics
 from app.documents.chunking import cited_as
-from app.index import Passage
+from app.index import Passage, StoredChunk
 from app.llm.engine import (
     Message,
 )
@@ -30,7 +30,10 @@ class Source:
 
     @classmethod
     def from_passage(cls, number: int, passage: Passage) -> Source:
-        chunk = passage.chunk
+        return cls.from_chunk(number, passage.chunk, passage.score)
+
+    @classmethod
+    def from_chunk(cls, number: int, chunk: StoredChunk, score: float) -> Source:
         return cls(
             number=number,
             chunk_id=chunk.id,
@@ -41,7 +44,7 @@ class Source:
             page_label=chunk.page_label,
             heading=chunk.heading,
             text=chunk.text,
-            score=passage.score,
+            score=score,
         )
 
     @property

@@ -198,18 +198,7 @@ def rest_of_tables(sources: Sequence[Source], chunks: Sequence[StoredChunk]) -> 
     }
     chosen = {source.chunk_id for source in sources}
     return [
-        Source(
-            number=0,
-            chunk_id=chunk.id,
-            document_id=chunk.document_id,
-            document=chunk.document_name,
-            path=chunk.document_path,
-            page=chunk.page,
-            page_label=chunk.page_label,
-            heading=chunk.heading,
-            text=chunk.text,
-            score=0.0,
-        )
+        Source.from_chunk(0, chunk, 0.0)
         for chunk in chunks
         if chunk.id not in chosen
         and any(

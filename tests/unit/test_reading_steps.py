@@ -62,18 +62,20 @@ def test_anything_but_arithmetic_is_refused(written: str) -> None:
     assert calculate(written) is None
 
 
-class CalculatingEngine(ScriptedEngine):
-    """Writes `arithmetic` when asked for the calculation, then the answer pieces."""
+class SteppingEngine(ScriptedEngine):
+    """Writes `step` when asked for a step before the answer (its instruction holds `asked`),
+    then the answer pieces."""
 
-    def __init__(self, arithmetic: str, pieces: list[str]) -> None:
+    def __init__(self, asked: str, step: str, pieces: list[str]) -> None:
         super().__init__(pieces)
-        self.arithmetic = arithmetic
+        self.asked = asked
+        self.step = step
 
     async def stream(
         self, request: GenerationRequest, cancel: CancelToken
     ) -> AsyncIterator[GenerationEvent]:
-        if "Write only the arithmetic" in request.messages[-1].content:
-            self.pieces, answer = [self.arithmetic], self.pieces
+        if self.asked in request.messages[-1].content:
+            self.pieces, answer = [self.step], self.pieces
             async for event in super().stream(request, cancel):
                 yield event
             self.pieces = answer
@@ -82,10 +84,18 @@ class CalculatingEngine(ScriptedEngine):
             yield event
 
 
+def calculating_engine(arithmetic: str, pieces: list[str]) -> SteppingEngine:
+    return SteppingEngine("Write only the arithmetic", arithmetic, pieces)
+
+
+def querying_engine(query: str, pieces: list[str]) -> SteppingEngine:
+    return SteppingEngine("Write only one SQLite SELECT", query, pieces)
+
+
 def test_a_computation_question_is_answered_with_the_computed_value_in_front_of_the_model(
     tmp_path: Path,
 ) -> None:
-    engine = CalculatingEngine("7 * 2", ["14 years."])
+    engine = calculating_engine("7 * 2", ["14 years."])
     answerer, _ = make_answerer(tmp_path, engine)
     events = collect(answerer, "How many years in total are two retention periods?")
     assert any(isinstance(e, Status) for e in events)
@@ -98,7 +108,7 @@ def test_a_computation_question_is_answered_with_the_computed_value_in_front_of_
 
 
 def test_a_lookup_gets_no_calculation_and_prose_adds_nothing(tmp_path: Path) -> None:
-    engine = CalculatingEngine("seven years", ["Seven years."])
+    engine = calculating_engine("seven years", ["Seven years."])
     answerer, _ = make_answerer(tmp_path, engine)
     collect(answerer, "How many years are invoices kept?")
     assert len(engine.requests) == 2  # "how many": the step ran, and found no arithmetic
@@ -106,26 +116,6 @@ def test_a_lookup_gets_no_calculation_and_prose_adds_nothing(tmp_path: Path) -> 
     engine.requests.clear()
     collect(answerer, "Who governs the data?")
     assert len(engine.requests) == 1
-
-
-class QueryingEngine(ScriptedEngine):
-    """Writes `query` when asked for the table's SELECT, then the answer pieces."""
-
-    def __init__(self, query: str, pieces: list[str]) -> None:
-        super().__init__(pieces)
-        self.query = query
-
-    async def stream(
-        self, request: GenerationRequest, cancel: CancelToken
-    ) -> AsyncIterator[GenerationEvent]:
-        if "Write only one SQLite SELECT" in request.messages[-1].content:
-            self.pieces, answer = [self.query], self.pieces
-            async for event in super().stream(request, cancel):
-                yield event
-            self.pieces = answer
-            return
-        async for event in super().stream(request, cancel):
-            yield event
 
 
 def sheet_answerer(tmp_path: Path, engine: ScriptedEngine, settings: Settings) -> Answerer:
@@ -154,7 +144,7 @@ def test_a_sheet_is_computed_over_whole_not_over_the_chunks_retrieval_chose(
 ) -> None:
     """Retrieval hands the prompt a few of the sheet's chunks: counting those answered 'how
     many' with the number of rows a search happened to find."""
-    engine = QueryingEngine(COUNT, ["200 players."])
+    engine = querying_engine(COUNT, ["200 players."])
     events = collect(sheet_answerer(tmp_path, engine, Settings()), "How many players have 100?")
     (found,) = [event for event in events if isinstance(event, SourcesFound)]
     sent = [source for source in found.sources if source.document == "scores.xlsx"]
@@ -175,7 +165,7 @@ def test_in_excerpts_mode_with_a_cascade_the_sheet_is_computed_over_the_excerpts
     """The draft goes to the cloud, which may see the excerpts only: a count over the rest of
     the sheet would tell it what they do not."""
     settings = Settings.model_validate({"routing": {"cascade": True, "privacy": "excerpts"}})
-    engine = QueryingEngine(COUNT, ["Some players."])
+    engine = querying_engine(COUNT, ["Some players."])
     collect(sheet_answerer(tmp_path, engine, settings), "How many players have 100?")
     query_request = engine.requests[0]
     assert "300 rows" not in query_request.messages[-1].content
