@@ -40,6 +40,9 @@ MAX_ROWS_TRIED = 400
 # Room for any value a table holds, none for randomblob(1e9) or printf's padding.
 MAX_VALUE_BYTES = 1 << 20
 ROW_LABELS_SHOWN = 5
+_TOTALS = frozenset(
+    ["total", "totals", "grand total", "sum", "all", "合计", "总计", "总和", "共计", "小计"]
+)
 
 Value = int | float | str | None
 
@@ -298,6 +301,8 @@ def _table(
     header: Sequence[str], rows: list[tuple[Source, list[str]]], taken: set[str], qualified: bool
 ) -> Table:
     first = rows[0][0]
+    # A totals row (a pivot table's "Grand Total") is no row: a count or a sum would take it in.
+    rows = [row for row in rows if _label(row[1]).casefold() not in _TOTALS] or rows
     is_sheet = bool(_SHEET_LABEL.search(first.page_label)) and first.document.lower().endswith(
         ".xlsx"
     )
@@ -317,7 +322,7 @@ def _table(
     origins: list[RowRef] = []
     for source, cells in rows:
         counts[source.chunk_id] = counts.get(source.chunk_id, 0) + 1
-        label = next((cell for cell in cells if cell), "")
+        label = _label(cells)
         origins.append(RowRef(source.number, counts[source.chunk_id], label, source.page_label))
     return Table(
         name=name,
@@ -328,6 +333,11 @@ def _table(
         rows=tuple(zip(*typed_columns, strict=True)),
         origins=tuple(origins),
     )
+
+
+def _label(cells: Sequence[str]) -> str:
+    """A row's first filled cell, as written: what names it."""
+    return next((cell for cell in cells if cell), "")
 
 
 def _typed_column(texts: Sequence[str]) -> tuple[str, list[Value]]:

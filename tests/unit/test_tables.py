@@ -164,6 +164,17 @@ def test_sheets_of_one_name_in_two_workbooks_are_named_after_their_workbooks() -
     assert names == ["datasets_iris", "loadpivottables_iris", "quakes"]
 
 
+def test_a_totals_row_is_not_a_row_to_count_or_sum() -> None:
+    text = (
+        "| Row Labels | female | male |\n|---|---|---|\n| Adelie | 3475 | 4041.67 |\n"
+        "| Gentoo | 4650 | 5500 |\n| Grand Total | 3900 | 4576.92 |"
+    )
+    source = Source(1, 9, 1, "p.xlsx", "/p.xlsx", 1, "pivot A3:C6", "pivot", text, 1.0)
+    answer = run_query("SELECT count(*), sum(female) FROM pivot", find_tables([source]))
+    assert answer is not None
+    assert answer.result == "2, 8125"
+
+
 def test_a_word_table_is_found_beside_prose_under_its_section(tmp_path: Path) -> None:
     read = read_docx(write_docx(tmp_path / "policy.docx"))
     pages = [PageText(n, unit.label, tuple(unit.blocks)) for n, unit in enumerate(read.units, 1)]
