@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.answering.citations import Citable
+from app.answering.facts import facts_of
 from app.index.terms import keyword_terms
 
 _LETTER = re.compile(r"[A-Za-z]")
@@ -89,6 +90,7 @@ def extract(kind: str, question: str, sources: Sequence[Citable]) -> Extraction 
     _, written = _KINDS[kind]
     named = question.casefold()
     asked = set(keyword_terms(question, limit=None))
+    specific = _specific(question)
     scores: dict[str, int] = {}
 
     def shared(text: str) -> int:
@@ -103,6 +105,9 @@ def extract(kind: str, question: str, sources: Sequence[Citable]) -> Extraction 
                     continue
                 if kind == "name" and not _LETTER.search(value):
                     continue  # "2.27.0" is a version, not a name
+                around = source.text if in_title else f"{source.heading}\n{_sentence(text, match)}"
+                if not all(term in around.casefold() for term in specific):
+                    continue  # "added support for Python 3.13?" is not a 3.12 release's line
                 score = best_line if in_title else shared(_sentence(text, match))
                 scores[value] = max(scores.get(value, 0), score)
     # sorted() is stable: of values that tie, the first stated in the best-ranked source wins.
@@ -110,6 +115,14 @@ def extract(kind: str, question: str, sources: Sequence[Citable]) -> Extraction 
     if not ranked or ranked[0][1] == 0:
         return None
     return Extraction(kind, ranked[0][0])
+
+
+def _specific(question: str) -> set[str]:
+    """What the question names that a value's surroundings must name too: its versions,
+    identifiers and dotted numbers ("Python 3.13", "ensure_text", "1.5-2"), not a bare "3"."""
+    facts = facts_of(question)
+    dotted = {number for number in facts.numbers if "." in number}
+    return {term.casefold() for term in facts.values | dotted}
 
 
 def _sentence(text: str, match: re.Match[str]) -> str:

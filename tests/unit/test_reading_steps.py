@@ -204,6 +204,21 @@ def test_the_value_asked_for_is_the_one_beside_the_questions_words(
     assert (found.value if found else None) == value
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "In which release was Python 3.13 dropped?",  # the sources name 2.7, not 3.13
+        "In which release was REQUESTS_CA_BUNDLE_PATH added?",
+    ],
+)
+def test_no_value_is_given_whose_surroundings_lack_what_the_question_names(question: str) -> None:
+    """A question naming a version or an identifier no source names beside a value is one the
+    sources do not answer: the value beside its other words was an invention the model then
+    stated as the sources' (7 of the 24 unanswerable tune questions got one)."""
+    assert value_kind(question) == "version"
+    assert extract("version", question, CHANGELOG) is None
+
+
 def test_the_value_is_judged_by_its_own_sentence_not_a_neighbouring_example() -> None:
     """Debian's Developer's Reference, 5.11.2: an example per sentence, close together."""
     versioning = [
