@@ -40,16 +40,15 @@ from app.answering.summary import Summarizer
 from app.answering.summary_request import summary_request
 from app.answering.tables import (
     MAX_QUERY_TOKENS,
-    Table,
     find_tables,
     is_table_question,
     query_prompt,
-    rest_of_tables,
     run_query,
+    whole_tables,
 )
 from app.cjk import estimate_tokens
 from app.documents.chunking import cited_as
-from app.index import HistoryRecord, Passage
+from app.index import HistoryRecord, Passage, StoredChunk
 from app.index.terms import stated_values
 from app.llm.engine import (
     CancelToken,
@@ -340,9 +339,9 @@ class Answerer:
         attempt = attempt_on(decision, decision.route == "cloud")
         if decision.route == "local":
             features = QuestionFeatures.read(question)
-            tables = is_table_question(question) and bool(find_tables(plan.send))
-            if tables or "computation" in features.cues:
-                if tables:
+            over_table = is_table_question(question) and bool(find_tables(plan.send))
+            if over_table or "computation" in features.cues:
+                if over_table:
                     yield Status("computing over the table")
                     attempt.hint = await self._tabulate(question, plan, cancel)
                 else:
@@ -568,21 +567,18 @@ class Answerer:
         SQLite runs it, checked (see tables.py): a count or a total is computed, not guessed."""
         # In excerpts mode a cascade sends the draft to the cloud: it is computed over the
         # excerpts alone, as it is written from them alone.
-        whole = self._local_names
-        tables = await self._whole_tables(plan.send) if whole else find_tables(plan.send)
-        prompt = query_prompt(question, tables)
+        chunks = await self._table_documents(plan.send) if self._local_names else []
+        # A whole sheet may be thousands of rows: read and described off the loop (the window's).
+        tables = await asyncio.to_thread(whole_tables, plan.send, chunks)
+        prompt = await asyncio.to_thread(query_prompt, question, tables)
         written = await self._local_step(question, plan, prompt, cancel, MAX_QUERY_TOKENS)
         answer = None if written is None else await asyncio.to_thread(run_query, written, tables)
         return None if answer is None else answer.line
 
-    async def _whole_tables(self, sources: Sequence[Source]) -> list[Table]:
-        """The sources' tables with all their rows: a sheet's chunks retrieval did not choose
-        are read from the library."""
+    async def _table_documents(self, sources: Sequence[Source]) -> list[StoredChunk]:
+        """Every chunk of the documents whose tables the sources hold part of."""
         documents = {source.document_id for source in sources if find_tables([source])}
-        rest: list[Source] = []
-        for document_id in sorted(documents):
-            rest += rest_of_tables(sources, await self.library.document_chunks(document_id))
-        return find_tables([*sources, *rest])
+        return [c for d in sorted(documents) for c in await self.library.document_chunks(d)]
 
     async def _local_step(
         self,

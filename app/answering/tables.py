@@ -191,9 +191,14 @@ def find_tables(sources: Sequence[Source]) -> list[Table]:
     ]
 
 
+def whole_tables(sources: Sequence[Source], chunks: Sequence[StoredChunk]) -> list[Table]:
+    """The sources' tables, each with the rows `chunks` (their documents') hold beyond them."""
+    return find_tables([*sources, *rest_of_tables(sources, chunks)])
+
+
 def rest_of_tables(sources: Sequence[Source], chunks: Sequence[StoredChunk]) -> list[Source]:
-    """The chunks among `chunks` (a document's) holding more rows of a table the sources hold
-    (the same heading and header), as sources numbered 0: the prompt does not show them."""
+    """The chunks among `chunks` holding more rows of a table the sources hold (the same
+    document, heading and header), as sources numbered 0: the prompt does not show them."""
     held = {
         (source.document_id, source.heading, tuple(header))
         for source in sources
