@@ -73,11 +73,9 @@ _STATEMENT_KEYWORDS = (
     "|begin|commit|end|rollback|savepoint|release|reindex|analyze|explain"
 )
 _STATEMENT_LINE = re.compile(rf"^\s*({_STATEMENT_KEYWORDS})\b", re.IGNORECASE | re.MULTILINE)
-_FIRST_SELECT = re.compile(r"\bSELECT\b")
+_FIRST_SELECT = re.compile(r"\bSELECT\b")  # in prose ("Here is the query: SELECT …")
 _FILTER = re.compile(r"\b(?P<column>\w+)\s*(?:=|==|\bLIKE\b)\s*'(?P<value>[^']*)'", re.IGNORECASE)
-_AGGREGATE = re.compile(
-    r"\b(?:sum|avg|total)\s*\(\s*(?:distinct\s+)?(\w+)\s*\)", re.IGNORECASE
-)  # in prose ("Here is the query: SELECT …")
+_AGGREGATE = re.compile(r"\b(?:sum|avg|total)\s*\(\s*(?:distinct\s+)?(\w+)\s*\)", re.IGNORECASE)
 _BLANK_LINE = re.compile(r"\n\s*\n")
 # A name in double quotes, backticks or brackets: the model often writes a header as the
 # document does ("Cost in euros"), not as the prompt named its column.

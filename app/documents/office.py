@@ -278,8 +278,8 @@ def _shapes(shapes: Iterable[Any]) -> Iterator[Any]:
 
 def read_xlsx(path: Path) -> OfficeDocument:
     """One unit per SHEET_ROWS_PER_UNIT rows of each sheet, labelled with its cell range; the
-    sheet's header row (its first row, past any title or note lines above it) heads every table.
-    Values as last computed by Excel."""
+    sheet's header row (past any title or note lines above it: see `_header_row`) heads every
+    table. Values as last computed by Excel."""
     import openpyxl
 
     builder = _Builder()
