@@ -40,6 +40,9 @@ MAX_ROWS_TRIED = 400
 # Room for any value a table holds, none for randomblob(1e9) or printf's padding.
 MAX_VALUE_BYTES = 1 << 20
 ROW_LABELS_SHOWN = 5
+# A text column holding at most this many values, each on several rows, groups the rows (feed,
+# island, species): the prompt lists them so that the model filters on the column holding them.
+MAX_GROUPS_LISTED = 8
 _TOTALS = frozenset(
     ["total", "totals", "grand total", "sum", "all", "合计", "总计", "总和", "共计", "小计"]
 )
@@ -400,7 +403,10 @@ def _overlap(question: str, table: Table) -> int:
 
 
 def _described(table: Table) -> str:
-    columns = ", ".join(f"{column.name} {column.type}" for column in table.columns)
+    columns = ", ".join(
+        _column_described(column, [row[index] for row in table.rows])
+        for index, column in enumerate(table.columns)
+    )
     examples = ", ".join(
         "(" + ", ".join(_literal(value) for value in row) + ")" for row in table.rows[:EXAMPLE_ROWS]
     )
@@ -408,6 +414,19 @@ def _described(table: Table) -> str:
         f"Table {table.name} ({table.described}, {len(table.rows)} rows). "
         f"Columns: {columns}. Example rows: {examples}."
     )
+
+
+def _column_described(column: Column, values: Sequence[Value]) -> str:
+    described = f"{column.name} {column.type}"
+    groups = {value for value in values if isinstance(value, str)}
+    if (
+        column.type == "TEXT"
+        and 1 < len(groups) <= MAX_GROUPS_LISTED
+        and len(groups) < len(values) / 2
+    ):
+        listed = ", ".join(_literal(value) for value in sorted(groups, key=str.casefold))
+        described += f" (one of {listed})"
+    return described
 
 
 def _literal(value: Value) -> str:

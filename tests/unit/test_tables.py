@@ -252,6 +252,21 @@ def test_the_prompt_shows_the_table_its_columns_and_three_rows_but_no_worked_que
     assert "FROM" not in prompt.upper().replace("FROM THIS", "")
 
 
+def test_the_prompt_lists_the_values_of_a_text_column_that_repeats_a_few_of_them(
+    tmp_path: Path,
+) -> None:
+    """The model filters on words the question uses ("horsebean"): it can only pick the right
+    column and spelling when it sees which column holds them."""
+    feeds = ["horsebean", "Casein", "soybean", "horsebean", "soybean", "Casein", "horsebean"]
+    rows = [("Weight", "Feed", "Chick")] + [
+        (100 + n, feed, f"chick {n}") for n, feed in enumerate(feeds)
+    ]
+    (chicks,) = find_tables(sheet_sources(tmp_path / "c.xlsx", rows, "chickwts"))
+    prompt = query_prompt("How much did the chicks fed horsebean weigh?", [chicks])
+    assert "feed TEXT (one of 'Casein', 'horsebean', 'soybean')" in prompt
+    assert "chick TEXT. " in prompt  # a value per row names rows, not groups: not listed
+
+
 def test_the_prompt_shows_the_tables_nearest_the_question_first(tmp_path: Path) -> None:
     staff, budget = find_tables(
         sheet_sources(tmp_path / "a.xlsx", [("Name", "Role"), ("Ana", "Pilot")], "Staff")
