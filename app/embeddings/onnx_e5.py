@@ -46,7 +46,7 @@ from app.embeddings.onnx_graph import (
 from app.processes import lower_this_thread
 
 if TYPE_CHECKING:
-    import onnxruntime  # type: ignore[import-untyped]  # (pyproject: see the report)
+    import onnxruntime
 
 __all__ = [
     "MODEL_SHA256",
