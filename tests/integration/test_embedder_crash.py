@@ -22,7 +22,7 @@ import psutil
 import pytest
 
 from app import bootstrap
-from app.embeddings import EmbeddingError, SupervisedEmbedder
+from app.embeddings import EmbeddingError, FastEngine, SupervisedEmbedder
 from app.index import Passage
 from app.intake import EmbeddingFailed, IntakeEvent
 from app.processes import ChildProcess, child_folder
@@ -97,8 +97,8 @@ def test_with_the_engine_down_questions_are_answered_from_keyword_search_and_ind
 ) -> None:
     made: list[SupervisedEmbedder] = []
 
-    def keep(name: str, path: Path) -> SupervisedEmbedder:
-        made.append(SupervisedEmbedder(name, path))
+    def keep(name: str, path: Path, fast: FastEngine | None) -> SupervisedEmbedder:
+        made.append(SupervisedEmbedder(name, path, fast))
         return made[-1]
 
     monkeypatch.setattr(bootstrap, "SupervisedEmbedder", keep)
