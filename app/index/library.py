@@ -133,6 +133,11 @@ class Library:
             thread.shutdown()
 
     @property
+    def embeds(self) -> bool:
+        """Opened with an embedder (not keyword-only)."""
+        return self._embedder_factory is not None
+
+    @property
     def embedder_name(self) -> str:
         return self._embedder.name if self._embedder else "none"
 

@@ -74,6 +74,7 @@ class Intake:
         self.reader = reader
         self.ocr_reader = ocr_reader
         self._ocr_task: asyncio.Task[None] | None = None
+        self._embedding_left: asyncio.Task[None] | None = None  # what a session left: resume()
         self._embed_after_ocr = False
         self._busy = False  # a batch is being worked on (or its embedding)
         self._queue: asyncio.Queue[_Batch] = asyncio.Queue()
@@ -139,9 +140,14 @@ class Intake:
                     yield event
 
     async def resume(self) -> None:
-        """OCR the pages a previous session left unread (a batch resumes them too)."""
+        """OCR the pages a previous session left unread, and embed the chunks it left without a
+        vector: every chunk, once the library was embedded by another engine (a batch resumes
+        them too)."""
         if await self.library.next_ocr_page() is not None:
             self._start_ocr()
+        left = self._embedding_left
+        if _over(left) and self.library.embeds and await self.library.pending_embeddings():
+            self._embedding_left = asyncio.ensure_future(self._embed_left())
 
     def watch(self, folders: Sequence[Path]) -> None:
         """Follow `folders` from now on, replacing any earlier watch: first what changed while
@@ -158,7 +164,7 @@ class Intake:
     async def close(self) -> None:
         """Stop watching and indexing: a file being read is abandoned (its reader process
         stopped), and the next start resumes where this stopped."""
-        for task in (self._watching, self._worker, self._ocr_task):
+        for task in (self._watching, self._worker, self._ocr_task, self._embedding_left):
             if task is not None:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
@@ -194,8 +200,8 @@ class Intake:
                     self._embed_wanted = False
                     await self._embed()
                 self._busy = False
-                if self._ocr_task is None or self._ocr_task.done():
-                    self._publish(Idle())  # else the OCR pass says it when it ends
+                if _over(self._ocr_task) and _over(self._embedding_left):
+                    self._publish(Idle())  # else the pass still running says it when it ends
 
     async def _run(self, batch: _Batch) -> tuple[int, int, int, int]:
         removed = 0
@@ -244,8 +250,13 @@ class Intake:
             self._publish(EmbeddingFailed(f"embedding stopped: {error}"))
         self._publish(LibraryChanged())
 
+    async def _embed_left(self) -> None:
+        await self._embed()
+        if not self._busy and self._queue.empty() and _over(self._ocr_task):
+            self._publish(Idle())
+
     def _start_ocr(self) -> None:
-        if self._ocr_task is None or self._ocr_task.done():
+        if _over(self._ocr_task):
             self._ocr_task = asyncio.ensure_future(self._ocr())
 
     async def _ocr(self) -> None:
@@ -275,7 +286,7 @@ class Intake:
             # The batch's own pass embedded its text; this one embeds what OCR added.
             await self._embed()
         self._embed_after_ocr = False
-        if not self._busy and self._queue.empty():
+        if not self._busy and self._queue.empty() and _over(self._embedding_left):
             self._publish(Idle())
 
     # --- one file ----------------------------------------------------------------------------
@@ -372,6 +383,10 @@ class Intake:
         if changes:
             self._publish(FoldersChanged(changes, why))
         self.sync(changes, watch.folders)
+
+
+def _over(task: asyncio.Task[None] | None) -> bool:
+    return task is None or task.done()
 
 
 def sha256_of(path: Path) -> str:
