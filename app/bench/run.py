@@ -61,7 +61,7 @@ async def _run_suite(suite: str, quick: bool) -> tuple[dict[str, Any], str]:
             case "ingest":
                 from app.bench.ingest import bench_ingest
 
-                return measures_payload(await bench_ingest(docent, quick=quick))
+                return measures_payload(*await bench_ingest(docent, quick=quick))
             case "retrieval":
                 from app.bench.retrieval import bench_retrieval
 
