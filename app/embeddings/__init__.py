@@ -80,6 +80,18 @@ def _onnxruntime_version() -> str | None:
         return None
 
 
+def balanced_shares(sizes: Sequence[int], count: int) -> list[list[int]]:
+    """Row numbers split into at most `count` non-empty shares of near-equal total size: each
+    row, largest first, goes to the lightest share."""
+    shares: list[list[int]] = [[] for _ in range(max(1, min(count, len(sizes))))]
+    loads = [0] * len(shares)
+    for row in sorted(range(len(sizes)), key=lambda row: -sizes[row]):
+        lightest = loads.index(min(loads))
+        shares[lightest].append(row)
+        loads[lightest] += sizes[row]
+    return [share for share in shares if share]
+
+
 class Embedder(Protocol):
     name: str
 

