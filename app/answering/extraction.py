@@ -106,7 +106,8 @@ def extract(kind: str, question: str, sources: Sequence[Citable]) -> Extraction 
                 if kind == "name" and not _LETTER.search(value):
                     continue  # "2.27.0" is a version, not a name
                 around = source.text if in_title else f"{source.heading}\n{_sentence(text, match)}"
-                if not all(term in around.casefold() for term in specific):
+                folded = around.casefold()
+                if not all(term in folded for term in specific):
                     continue  # "added support for Python 3.13?" is not a 3.12 release's line
                 score = best_line if in_title else shared(_sentence(text, match))
                 scores[value] = max(scores.get(value, 0), score)

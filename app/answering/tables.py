@@ -418,12 +418,10 @@ def _described(table: Table) -> str:
 
 def _column_described(column: Column, values: Sequence[Value]) -> str:
     described = f"{column.name} {column.type}"
+    if column.type != "TEXT":
+        return described
     groups = {value for value in values if isinstance(value, str)}
-    if (
-        column.type == "TEXT"
-        and 1 < len(groups) <= MAX_GROUPS_LISTED
-        and len(groups) < len(values) / 2
-    ):
+    if 1 < len(groups) <= MAX_GROUPS_LISTED and len(groups) < len(values) / 2:
         listed = ", ".join(_literal(value) for value in sorted(groups, key=str.casefold))
         described += f" (one of {listed})"
     return described
