@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import os
 import tempfile
 import tomllib
@@ -19,9 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal
 
 from app.errors import DocentError
+from app.verified import stamp_matches, stamp_path, write_stamp
 
 Role = Literal["chat", "embedding"]
 Progress = Callable[[int, int], None]
@@ -153,50 +153,6 @@ class Catalog:
         raise ModelError(f"the catalog names no default {role} model")
 
 
-def _stamp_matches(stamp: Path, target: Path, model: CatalogModel) -> bool:
-    try:
-        recorded = json.loads(stamp.read_text(encoding="utf-8"))
-        stat = target.stat()
-    except (OSError, ValueError):
-        return False
-    return bool(
-        recorded.get("sha256") == model.sha256
-        and recorded.get("path") == str(target)
-        and recorded.get("size") == stat.st_size
-        and recorded.get("mtime_ns") == stat.st_mtime_ns
-    )
-
-
-class Verifiable(Protocol):
-    """A file known by its name and sha256: a catalog model, or anything else downloaded."""
-
-    @property
-    def file(self) -> str: ...
-
-    @property
-    def sha256(self) -> str: ...
-
-
-def stamp_path(model: Verifiable, models_dir: Path) -> Path:
-    return models_dir / f"{model.file}.verified"
-
-
-def write_stamp(stamp: Path, target: Path, model: Verifiable) -> None:
-    stat = target.stat()
-    stamp.parent.mkdir(parents=True, exist_ok=True)
-    stamp.write_text(
-        json.dumps(
-            {
-                "sha256": model.sha256,
-                "path": str(target),
-                "size": stat.st_size,
-                "mtime_ns": stat.st_mtime_ns,
-            }
-        ),
-        encoding="utf-8",
-    )
-
-
 # Where the packaged app carries its multi-part bundled models already joined (written by
 # packaging/docent.spec), so an installed app never keeps a second copy in the models folder.
 SHIPPED_JOINED = Path(str(resources.files("models").joinpath("joined")))
@@ -218,7 +174,7 @@ def ensure_model(
     if in_place is not None:
         # Used where it is (inside its package, or joined in the packaged app): verified once,
         # never copied.
-        if not _stamp_matches(stamp, in_place, model):
+        if not stamp_matches(stamp, in_place, model):
             _verify(in_place, model, progress)
             write_stamp(stamp, in_place, model)
         return in_place
@@ -229,7 +185,7 @@ def ensure_model(
                 f"model {model.name} is not downloaded ({target} is missing): "
                 "download it with Models… in the app"
             )
-        if not _stamp_matches(stamp, target, model):
+        if not stamp_matches(stamp, target, model):
             # Changed since its download was verified: a size check is free, a hash is not.
             if target.stat().st_size != model.size:
                 raise ModelError(
@@ -239,7 +195,7 @@ def ensure_model(
             _verify(target, model, progress)
             write_stamp(stamp, target, model)
         return target
-    if not _stamp_matches(stamp, target, model):
+    if not stamp_matches(stamp, target, model):
         _assemble(model, target, progress)
         write_stamp(stamp, target, model)
     return target

@@ -22,8 +22,8 @@ from typing import IO, Any, Protocol
 
 import httpx
 
-from app.catalog import Verifiable, stamp_path, write_stamp
 from app.errors import DocentError
+from app.verified import Verifiable, stamp_path, write_stamp
 from app.workers import Emitter, SerialWorker
 
 PROGRESS_INTERVAL = 0.1  # seconds between two progress reports

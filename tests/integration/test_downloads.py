@@ -15,11 +15,12 @@ import pytest
 
 from app.answering import RouteDecided, Token
 from app.bootstrap import Docent
-from app.catalog import Catalog, CatalogModel, ModelError, ensure_model, stamp_path
+from app.catalog import Catalog, CatalogModel, ModelError, ensure_model
 from app.downloads import DownloadError, DownloadProgress, download, part_path
 from app.llm.engine import CancelToken
 from app.paths import Paths
 from app.settings import LocalModelSettings, RetrievalSettings, Settings
+from app.verified import stamp_path
 from tests.conftest import SHARED_MODELS
 from tests.documents import write_pdf
 from tests.integration.conftest import index_all, run
