@@ -77,6 +77,17 @@ class CitedText:
         self.text += text
         return Token(text)
 
+    def quote(self, text: str, source: Source) -> tuple[Token, Citation]:
+        """`text` copied from `source` (a summary's key point): cited by it, as written."""
+        self.text += text
+        end = len(self.text.rstrip())
+        self.attributions.append(Attribution(source.number, end, 1.0, False))
+        citation = Citation(source, end, False)
+        self.citations.append(citation)
+        if source not in self.cited:
+            self.cited.append(source)
+        return Token(text), citation
+
     def citer(self, sources: Sequence[Source]) -> Callable[[list[Attribution]], list[Citation]]:
         """For `cited_stream`: a step's attributions (offsets in its own text, which starts
         here) as Citation events, kept."""

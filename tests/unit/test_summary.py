@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.answering.key_points import Prominence
 from app.answering.sections import PartNotFound, page_sources, select_part, split
 from app.answering.summary import WRITTEN_SHARE, SummaryPlan, estimate, summary_prompt
 from app.answering.summary_request import SummaryRequest, chapter_request, summary_request
@@ -143,7 +144,9 @@ def test_unnumbered_headings_are_counted_in_order() -> None:
 
 def test_the_estimate_says_local_time_and_each_cloud_models_cost() -> None:
     document = DocumentInfo(1, "/docs/book.pdf", "Book", "pdf", "ab", 1, 1, 5, 5, 5, None, "", 0, 0)
-    plan = SummaryPlan(document, WHOLE, tuple(book_sections()))
+    sections = tuple(book_sections())
+    pages = [page for section in sections for page in section.sources]
+    plan = SummaryPlan(document, WHOLE, sections, Prominence.of(pages))
     assert plan.steps == len(plan.sections) + 1  # and the overview
     prices = {"cheap": (1.0, 2.0)}
 
