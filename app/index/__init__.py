@@ -11,6 +11,8 @@ from app.index.store import (
     HistoryEntry,
     HistoryRecord,
     NewDocument,
+    Queue,
+    QueuedFile,
     Spending,
     StoredChunk,
 )
@@ -26,6 +28,8 @@ __all__ = [
     "Library",
     "NewDocument",
     "Passage",
+    "Queue",
+    "QueuedFile",
     "Spending",
     "StoredChunk",
 ]

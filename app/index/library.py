@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncGenerator, Callable, Collection, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -31,6 +31,8 @@ from app.index.store import (
     NewDocument,
     OcrPending,
     PageToShow,
+    Queue,
+    QueuedFile,
     Spending,
     Store,
     StoredChunk,
@@ -44,6 +46,7 @@ from app.workers import SerialWorker
 T = TypeVar("T")
 CANDIDATES = 50  # per list, before fusion
 EMBED_BATCH = 8
+PAUSED_KEY = "intake_paused"
 
 
 class DocumentNotFound(DocentError):
@@ -375,17 +378,49 @@ class Library:
         except EmbeddingError:
             return None
 
+    # --- the intake's queue, kept so that a restart continues it ------------------------------
+
+    async def queue_files(self, files: Sequence[QueuedFile]) -> None:
+        await self.write(lambda store: store.queue_files(files))
+
+    async def queue(self) -> Queue:
+        return await self.read(lambda store: store.queue())
+
+    async def finish_queued(self, paths: Sequence[str]) -> None:
+        await self.write(lambda store: store.finish_queued(paths))
+
+    async def queue_paused(self) -> bool:
+        return await self.read(lambda store: store.get_meta(PAUSED_KEY)) is not None
+
+    async def set_queue_paused(self, paused: bool) -> None:
+        await self.write(lambda store: store.set_meta_now(PAUSED_KEY, "1" if paused else None))
+
+    async def embedding_speed(self) -> float | None:
+        """Chunks/s the last embedding pass on this embedder reached; None before any."""
+        speed = await self.read(lambda store: store.get_meta(self._speed_key))
+        return float(speed) if speed else None
+
+    async def keep_embedding_speed(self, chunks_per_s: float) -> None:
+        await self.write(lambda store: store.set_meta_now(self._speed_key, f"{chunks_per_s:.3f}"))
+
+    @property
+    def _speed_key(self) -> str:
+        return f"embedding_speed:{self.embedder_name}"
+
     # --- embeddings ------------------------------------------------------------------------------
 
     async def pending_embeddings(self) -> int:
         return await self.read(lambda store: store.count_pending_embeddings())
 
     async def embed_pending(
-        self, progress: Callable[[EmbeddingProgress], None] | None = None
+        self,
+        progress: Callable[[EmbeddingProgress], None] | None = None,
+        before_batch: Callable[[], Awaitable[object]] | None = None,
     ) -> int:
         """Embed every chunk that has no vector yet, a batch at a time; safe to interrupt.
 
         Each batch is committed as it is done, so a restart resumes where this stopped.
+        `before_batch` is awaited before each batch (the intake holds a paused pass there).
         """
         embedder = self._embedder
         if embedder is None:
@@ -396,6 +431,8 @@ class Library:
             if progress:
                 progress(EmbeddingProgress(0, total))
             while True:
+                if before_batch is not None:
+                    await before_batch()
                 batch = await self.read(lambda store: store.pending_embeddings(EMBED_BATCH))
                 if not batch:
                     break

@@ -223,6 +223,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """UPDATE summaries SET sha256 = sha256 || '/' || (
             SELECT count(words) FROM ocr_pages o WHERE o.document_id = summaries.document_id)""",
     ),
+    # 9: the files the user added and the intake has not finished, so that a restart (or a
+    # paused queue resumed later) continues where it stopped; `root` is the real folder a file
+    # found in a folder must still lie in (app/intake/folders.py), NULL for a file given alone.
+    # Finished rows stay (done = 1) until the queue empties: "312/1000" survives a restart.
+    (
+        """CREATE TABLE queued_files (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            path TEXT NOT NULL UNIQUE,
+            root TEXT,
+            force INTEGER NOT NULL,
+            done INTEGER NOT NULL DEFAULT 0
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -84,6 +84,23 @@ class OcrPending:
 
 
 @dataclass(frozen=True, slots=True)
+class QueuedFile:
+    """A file the intake was given and has not finished (schema step 9)."""
+
+    path: str
+    root: str | None  # the real folder it must still lie in; None: given by itself
+    force: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Queue:
+    """The intake's unfinished work as stored: `done` files finished of `done + len(left)`."""
+
+    done: int
+    left: list[QueuedFile]
+
+
+@dataclass(frozen=True, slots=True)
 class PageToShow:
     indexed: tuple[int, int] | None  # the file's size and time as indexed; None: not indexed
     words: list[WordBox]  # the page's OCR'd words and their boxes; none for a text layer
@@ -499,6 +516,47 @@ class Store:
                 [document_id, part, version, summary, datetime.now(UTC).isoformat()],
             )
         return True
+
+    # --- the intake's queue ----------------------------------------------------------------
+
+    def queue_files(self, files: Sequence[QueuedFile]) -> None:
+        """Add files to the queue (a file queued again is due again, forced if either was)."""
+        with self.writing():
+            self.db.conn.executemany(
+                """INSERT INTO queued_files (path, root, force) VALUES (?, ?, ?)
+                   ON CONFLICT(path) DO UPDATE SET done = 0, root = excluded.root,
+                       force = max(force, excluded.force)""",
+                [(f.path, f.root, int(f.force)) for f in files],
+            )
+
+    def queue(self) -> Queue:
+        with self.db.atomic():  # one snapshot for the count and the rows
+            done = int(
+                self.db.execute("SELECT count(*) FROM queued_files WHERE done").fetchone()[0]
+            )
+            rows = self.db.execute(
+                "SELECT path, root, force FROM queued_files WHERE NOT done ORDER BY id"
+            ).fetchall()
+        return Queue(done, [QueuedFile(r[0], r[1], bool(r[2])) for r in rows])
+
+    def finish_queued(self, paths: Sequence[str]) -> None:
+        """Mark files finished; once none is left, the queue is emptied."""
+        with self.writing():
+            self.db.conn.executemany(
+                "UPDATE queued_files SET done = 1 WHERE path = ?", [(p,) for p in paths]
+            )
+            self.db.execute(
+                """DELETE FROM queued_files
+                   WHERE NOT EXISTS (SELECT 1 FROM queued_files WHERE NOT done)"""
+            )
+
+    def set_meta_now(self, key: str, value: str | None) -> None:
+        """Set (or, with None, delete) one meta value in a transaction of its own."""
+        with self.writing():
+            if value is None:
+                self.db.execute("DELETE FROM meta WHERE key = ?", [key])
+            else:
+                self.set_meta(key, value)
 
     # --- embeddings ------------------------------------------------------------------------
 

@@ -12,6 +12,8 @@ from app.index.store import (
     WAL_SIZE_LIMIT,
     HistoryRecord,
     NewDocument,
+    Queue,
+    QueuedFile,
     Spending,
     Store,
     text_version,
@@ -209,5 +211,28 @@ def test_a_stored_summary_is_of_the_text_ocr_had_read_and_a_kept_one_may_stay(
         assert after is not None
         assert store.summary(document_id, "", text_version(after)) is None  # made again
         assert not store.save_summary(document_id, "", text_version(before), "stale")
+    finally:
+        store.close()
+
+
+def test_the_stored_queue_counts_files_done_until_every_one_is_and_then_empties(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path / "library.sqlite3")
+    try:
+        store.queue_files(
+            [QueuedFile("/f/a.pdf", "/f", False), QueuedFile("/f/b.md", "/f", False)]
+        )
+        store.queue_files([QueuedFile("/g.txt", None, True)])
+        store.finish_queued(["/f/a.pdf"])
+        assert store.queue() == Queue(
+            1, [QueuedFile("/f/b.md", "/f", False), QueuedFile("/g.txt", None, True)]
+        )
+        store.queue_files([QueuedFile("/f/a.pdf", "/f", True)])  # added again: due again
+        assert [file.path for file in store.queue().left] == ["/f/a.pdf", "/f/b.md", "/g.txt"]
+        assert store.queue().left[0].force
+        store.finish_queued(["/f/a.pdf", "/f/b.md", "/g.txt"])
+        assert store.queue() == Queue(0, [])
+        assert store.db.execute("SELECT count(*) FROM queued_files").fetchone()[0] == 0
     finally:
         store.close()
