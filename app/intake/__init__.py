@@ -1,6 +1,7 @@
 """Indexing, owned by the core (queue.py has the map): one queue of work, the document reader,
 the OCR and embedding passes, the watched folders (watch.py; the folder walk and its rules:
-folders.py), and one event stream (events.py) that the window, the CLI and the tests consume."""
+folders.py), progress and time left (progress.py), and one event stream (events.py) that the
+window, the CLI and the tests consume."""
 
 from app.intake.events import (
     BatchFailed,
@@ -21,8 +22,10 @@ from app.intake.events import (
     OcrFailed,
     OcrProgress,
     PagesParsed,
+    PauseChanged,
     WatchProblem,
 )
+from app.intake.progress import IndexingProgress, IntakeTimes
 from app.intake.queue import Intake
 
 __all__ = [
@@ -38,12 +41,15 @@ __all__ = [
     "FileStarted",
     "FoldersChanged",
     "Idle",
+    "IndexingProgress",
     "IngestEvent",
     "Intake",
     "IntakeEvent",
+    "IntakeTimes",
     "LibraryChanged",
     "OcrFailed",
     "OcrProgress",
     "PagesParsed",
+    "PauseChanged",
     "WatchProblem",
 ]

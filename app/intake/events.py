@@ -1,6 +1,7 @@
 """What indexing says, in order, to whoever follows it (the window, the CLI, the tests): each
-file started, parsed, indexed, skipped or failed; batches; watched folders; the OCR and embedding
-passes; and when the library changed and when the queue is idle."""
+file started, parsed, indexed, skipped or failed; how far a batch is and how long it will take
+(IndexingProgress, app/intake/progress.py); batches; pauses; watched folders; the OCR and
+embedding passes; and when the library changed and when the queue is idle."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from app.index import EmbeddingProgress
+from app.intake.progress import IndexingProgress
 from app.intake.watch import FolderChanges
 
 
@@ -99,6 +101,15 @@ class BatchFailed:
 
 
 @dataclass(frozen=True, slots=True)
+class PauseChanged:
+    """Indexing was paused (it stays so across restarts) or resumed; `waiting`: the files
+    queued and not yet read."""
+
+    paused: bool
+    waiting: int
+
+
+@dataclass(frozen=True, slots=True)
 class FoldersChanged:
     """The watched folders changed (live, or while Docent was closed); a batch follows."""
 
@@ -132,6 +143,8 @@ IntakeEvent = (
     | BatchStarted
     | BatchFinished
     | BatchFailed
+    | IndexingProgress
+    | PauseChanged
     | FoldersChanged
     | WatchProblem
     | EmbeddingProgress

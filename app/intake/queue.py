@@ -11,6 +11,17 @@ Pages without a text layer (scans) are OCR'd by a pass of their own, beside the 
 takes seconds, so a 200-page scan would hold every other file back for many minutes. The pass
 has its own reader process, takes the pages left to OCR from the index (so a restart resumes
 it) and stores each page as it is read: the document is searchable page by page.
+
+The files of an added batch are stored in the library as the batch is queued, and marked
+finished as they are done (a second's worth at a time): a quit, a crash or Ctrl-C in the middle
+of a folder leaves the rest queued, and the next start (`resume()`, `index_queued()`) goes on
+from there; a file marked late is only checked again and skipped as unchanged. Watched folders'
+batches are not stored: their watcher finds what changed while Docent was closed by itself.
+Indexing can be paused (`pause()`, kept in the library across restarts, until `unpause()`): the
+queue, the OCR pass and the embedding pass each stop at their next step.
+
+Each batch has a meter (progress.py) that says how far it is and how long the rest will take,
+and `times` adds up where the time went.
 """
 
 from __future__ import annotations
@@ -20,14 +31,15 @@ import contextlib
 import hashlib
 import itertools
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
 
 from app.documents import Chunk, DocumentError
 from app.documents.reader import ChunksRead, DocumentReader, Opened, Parsed
-from app.index import EmbeddingProgress, Library, NewDocument
+from app.index import EmbeddingProgress, Library, NewDocument, Queue, QueuedFile
 from app.intake.events import (
     BatchFailed,
     BatchFinished,
@@ -47,11 +59,15 @@ from app.intake.events import (
     OcrFailed,
     OcrProgress,
     PagesParsed,
+    PauseChanged,
     WatchProblem,
 )
-from app.intake.folders import OutsideLink, collect_files, still_inside
+from app.intake.folders import Collected, OutsideLink, collect_files, still_inside
+from app.intake.progress import EmbeddingMeter, IndexingProgress, IntakeTimes, ReadingMeter
 from app.intake.watch import FolderChanges, FolderWatch
 from app.workers import Subscription, publish
+
+FINISHED_FLUSH_S = 1.0  # how often files done are marked so in the stored queue
 
 
 @dataclass(slots=True)
@@ -64,6 +80,11 @@ class _Batch:
     embed: bool = True
     within: list[Path] | None = None  # watched folders: nothing outside them is followed
     skipped: list[tuple[Path, str]] = field(default_factory=list)  # found so by the watcher
+    stored: bool = False  # its files are in the library's stored queue
+    collecting: asyncio.Task[Collected] | None = None  # an added batch's walk, then stored
+    collected: Collected | None = None  # a resumed batch's files, as stored
+    forced: set[Path] = field(default_factory=set)  # a resumed batch's files queued with force
+    done_before: int = 0  # a resumed batch's files finished before the restart
 
 
 class Intake:
@@ -84,6 +105,14 @@ class Intake:
         self._watching: asyncio.Task[None] | None = None
         self.folder_watch: FolderWatch | None = None
         self._embed_wanted = False
+        self._collecting: set[asyncio.Task[Collected]] = set()
+        self._unpaused = asyncio.Event()
+        self._unpaused.set()
+        self._pauses = 0  # how many times indexing was paused: a paused pass's speed is not kept
+        self._reading: ReadingMeter | None = None  # the running batch's
+        self._finished: list[str] = []  # files done, not yet marked so in the stored queue
+        self._marked_at = 0.0
+        self.times = IntakeTimes()
 
     # --- what callers use ------------------------------------------------------------------
 
@@ -93,9 +122,14 @@ class Intake:
     def add(self, paths: Sequence[Path], *, force: bool = False, embed: bool = True) -> int:
         """Queue files and folders for indexing; returns the batch number its events carry.
         `force` re-indexes unchanged files; `embed=False` leaves embedding to a later pass."""
-        return self._submit(
-            _Batch(next(self._numbers), "add", list(paths), force=force, embed=embed)
-        )
+        batch = _Batch(next(self._numbers), "add", list(paths), force=force, embed=embed)
+        # Walked and stored now, not when its turn comes: a batch waiting behind another one
+        # survives a quit too.
+        batch.stored = True
+        batch.collecting = asyncio.ensure_future(self._collect_and_store(batch))
+        self._collecting.add(batch.collecting)
+        batch.collecting.add_done_callback(self._collecting.discard)
+        return self._submit(batch)
 
     async def remove(self, paths: Sequence[str]) -> int:
         """Remove indexed documents (by path) now, not behind queued work; returns how many."""
@@ -121,13 +155,33 @@ class Intake:
     ) -> AsyncIterator[IntakeEvent]:
         """Index `paths` now and yield what happens to them; with `embed`, then the OCR and
         embedding passes too, until the library is up to date."""
+        async for event in self._events_of(
+            lambda: self.add(paths, force=force, embed=embed), embed
+        ):
+            yield event
+
+    async def index_queued(self, *, embed: bool = False) -> AsyncIterator[IntakeEvent]:
+        """Unpause indexing and index the files an earlier run left queued (it was stopped, or
+        paused), yielding as index() does; with `embed`, then what is left to OCR and embed."""
+        if self.paused or await self.library.queue_paused():
+            await self.unpause()
+        queue = await self.library.queue()
+        async for event in self._events_of(
+            lambda: self._submit(self._resumed(queue, embed)), embed
+        ):
+            yield event
+
+    async def _events_of(
+        self, submit: Callable[[], int], embed: bool
+    ) -> AsyncIterator[IntakeEvent]:
+        """What happens to the batch `submit` queues (subscribed first: nothing is missed)."""
         with self.subscribe() as events:
-            mine = self.add(paths, force=force, embed=embed)
+            mine = submit()
             running = finished = False
             async for event in events:
                 behind = isinstance(
                     event, EmbeddingProgress | EmbeddingFailed | OcrProgress | OcrFailed
-                )
+                ) or (isinstance(event, IndexingProgress) and event.stage == "embedding")
                 if isinstance(event, BatchStarted):
                     running = event.batch == mine
                 elif isinstance(event, BatchFinished) and event.batch == mine:
@@ -140,14 +194,45 @@ class Intake:
                     yield event
 
     async def resume(self) -> None:
-        """OCR the pages a previous session left unread, and embed the chunks it left without a
-        vector: every chunk, once the library was embedded by another engine (a batch resumes
-        them too)."""
+        """Continue what a previous session left: the files it had queued (held until unpause()
+        while indexing is paused), the pages it left unread by OCR, and the chunks it left
+        without a vector: every chunk, once the library was embedded by another engine (a
+        batch resumes them too)."""
+        queue = await self.library.queue()
+        if await self.library.queue_paused():
+            self._unpaused.clear()
+            self._publish(PauseChanged(True, len(queue.left)))
+        if queue.left:
+            self._submit(self._resumed(queue, embed=True))
         if await self.library.next_ocr_page() is not None:
             self._start_ocr()
         left = self._embedding_left
         if _over(left) and self.library.embeds and await self.library.pending_embeddings():
             self._embedding_left = asyncio.ensure_future(self._embed_left())
+
+    @property
+    def paused(self) -> bool:
+        return not self._unpaused.is_set()
+
+    async def pause(self) -> None:
+        """Hold indexing at its next step (the file being read, the page being OCR'd and the
+        chunks being embedded are finished first) until unpause(), across restarts too."""
+        if self.paused:
+            return
+        self._unpaused.clear()
+        self._pauses += 1
+        await self.library.set_queue_paused(True)
+        await self._mark_finished()  # what a restart shows as done
+        await self._tell_paused()
+
+    async def unpause(self) -> None:
+        self._unpaused.set()
+        await self.library.set_queue_paused(False)
+        await self._tell_paused()
+
+    async def _tell_paused(self) -> None:
+        waiting = len((await self.library.queue()).left)
+        self._publish(PauseChanged(self.paused, waiting))
 
     def watch(self, folders: Sequence[Path]) -> None:
         """Follow `folders` from now on, replacing any earlier watch: first what changed while
@@ -164,7 +249,8 @@ class Intake:
     async def close(self) -> None:
         """Stop watching and indexing: a file being read is abandoned (its reader process
         stopped), and the next start resumes where this stopped."""
-        for task in (self._watching, self._worker, self._ocr_task, self._embedding_left):
+        tasks = (self._watching, self._worker, self._ocr_task, self._embedding_left)
+        for task in (*tasks, *self._collecting):
             if task is not None:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
@@ -203,12 +289,56 @@ class Intake:
                 if _over(self._ocr_task) and _over(self._embedding_left):
                     self._publish(Idle())  # else the pass still running says it when it ends
 
+    async def _collect_and_store(self, batch: _Batch) -> Collected:
+        collected = await asyncio.to_thread(collect_files, batch.paths)
+        roots = collected.roots
+        started = time.perf_counter()
+        await self.library.queue_files(
+            [
+                QueuedFile(str(path), str(roots[path]) if path in roots else None, batch.force)
+                for path in collected.files
+            ]
+        )
+        self.times.write_s += time.perf_counter() - started
+        return collected
+
+    def _resumed(self, queue: Queue, embed: bool) -> _Batch:
+        """A batch of the files a stored queue has left."""
+        files = [Path(file.path) for file in queue.left]
+        roots = {Path(file.path): Path(file.root) for file in queue.left if file.root}
+        return _Batch(
+            next(self._numbers),
+            "add",
+            files,
+            embed=embed,
+            stored=True,
+            collected=Collected(files=files, roots=roots),
+            forced={Path(file.path) for file in queue.left if file.force},
+            done_before=queue.done,
+        )
+
+    async def _collect(self, batch: _Batch) -> Collected:
+        if batch.collected is not None:
+            return batch.collected
+        if batch.collecting is not None:
+            return await batch.collecting
+        return await asyncio.to_thread(collect_files, batch.paths, batch.within)
+
+    async def _meter(self, batch: _Batch, sizes: list[int]) -> ReadingMeter:
+        embeds = batch.embed and self.library.embeds
+        return ReadingMeter(
+            sizes,
+            done=batch.done_before,
+            embeds=embeds,
+            pending_chunks=await self.library.pending_embeddings() if embeds else 0,
+            embedding_speed=await self.library.embedding_speed() if embeds else None,
+        )
+
     async def _run(self, batch: _Batch) -> tuple[int, int, int, int]:
         removed = 0
         if batch.remove:
             removed = await self._remove(batch.remove)
-        collected = await asyncio.to_thread(collect_files, batch.paths, batch.within)
-        files = collected.files
+        collected = await self._collect(batch)
         outcomes: list[IngestEvent] = [
             *(FileFailed(path, "no such file or folder") for path in collected.missing),
             *(FileSkipped(path, reason) for path, reason in batch.skipped + collected.skipped),
@@ -217,17 +347,49 @@ class Intake:
             self._publish(problem)
         # A watched file that became a link out of its folder: its document goes too.
         removed += await self._remove_indexed(collected.outside)
-        for position, path in enumerate(files, start=1):
-            self._publish(FileStarted(path, position, len(files)))
-            outcome = await self._index_file(path, batch.force, collected.roots.get(path))
-            outcomes.append(outcome)
-            self._publish(outcome)
+        outcomes += await self._read_files(batch, collected)
         return (
             sum(isinstance(o, FileIndexed) for o in outcomes),
             sum(isinstance(o, FileSkipped) for o in outcomes),
             sum(isinstance(o, FileFailed) for o in outcomes),
             removed,
         )
+
+    async def _read_files(self, batch: _Batch, collected: Collected) -> list[IngestEvent]:
+        """Each file in turn, followed by the batch's meter; held between files while paused."""
+        files = collected.files
+        if not files:
+            return []
+        sizes = await asyncio.to_thread(_sizes, files)
+        meter = self._reading = await self._meter(batch, sizes)
+        total = batch.done_before + len(files)
+        self._publish(meter.progress())  # a resumed queue says how far it is, even paused
+        outcomes: list[IngestEvent] = []
+        try:
+            for position, (path, size) in enumerate(zip(files, sizes, strict=True), start=1):
+                if self.paused:  # what was done is marked so first: a restart shows it
+                    await self._mark_finished()
+                    await self._unpaused.wait()
+                self._publish(FileStarted(path, batch.done_before + position, total))
+                meter.file_started()
+                force = batch.force or path in batch.forced
+                outcome = await self._index_file(path, force, collected.roots.get(path))
+                outcomes.append(outcome)
+                self._publish(outcome)
+                if isinstance(outcome, FileIndexed):
+                    meter.file_finished(size, read=True, pages=outcome.pages, chunks=outcome.chunks)
+                else:
+                    meter.file_finished(size, read=False)
+                self._publish(meter.progress())
+                if batch.stored:
+                    self._finished.append(str(path))
+                    if time.monotonic() - self._marked_at >= FINISHED_FLUSH_S:
+                        await self._mark_finished()
+        finally:
+            self._reading = None
+        if batch.stored:
+            await self._mark_finished()
+        return outcomes
 
     async def _remove_indexed(self, paths: Sequence[Path]) -> int:
         """Those of `paths` that are documents (one indexed lookup each: usually none)."""
@@ -243,11 +405,31 @@ class Intake:
             self._publish(FileRemoved(path))
         return removed
 
+    async def _mark_finished(self) -> None:
+        paths, self._finished = self._finished, []
+        self._marked_at = time.monotonic()
+        if paths:
+            started = time.perf_counter()
+            await self.library.finish_queued(paths)
+            self.times.write_s += time.perf_counter() - started
+
     async def _embed(self) -> None:
+        if not self.library.embeds:
+            return
+        started, pauses = time.perf_counter(), self._pauses
+        meter = EmbeddingMeter(await self.library.embedding_speed())
+
+        def progress(event: EmbeddingProgress) -> None:
+            self._publish(event)
+            self._publish(meter.update(event.done, event.total))
+
         try:
-            await self.library.embed_pending(self._publish)
+            await self.library.embed_pending(progress, self._unpaused.wait)
+            if (speed := meter.speed()) is not None and pauses == self._pauses:
+                await self.library.keep_embedding_speed(speed)
         except Exception as error:  # the embedder's failure: the index itself is fine
             self._publish(EmbeddingFailed(f"embedding stopped: {error}"))
+        self.times.embedding_s += time.perf_counter() - started
         self._publish(LibraryChanged())
 
     async def _embed_left(self) -> None:
@@ -263,7 +445,11 @@ class Intake:
         pending = None
         read = False  # any page stored: only then is there anything new to embed
         try:
-            while (pending := await self.library.next_ocr_page()) is not None:
+            while True:
+                await self._unpaused.wait()  # a pause holds the pass here, between pages
+                if (pending := await self.library.next_ocr_page()) is None:
+                    break
+                started = time.perf_counter()
                 path = Path(pending.path)
                 try:
                     indexed = (pending.size, pending.mtime_ns)
@@ -272,7 +458,10 @@ class Intake:
                 except DocumentError as error:  # the page stays without text; the others go on
                     self._publish(OcrFailed(path, pending.page, str(error)))
                     chunks, words = [], []
-                if await self.library.write_ocr_page(pending, chunks, words):
+                stored = await self.library.write_ocr_page(pending, chunks, words)
+                self.times.ocr_s += time.perf_counter() - started
+                self.times.ocr_pages += 1
+                if stored:
                     read = True
                     done, total = await self.library.ocr_progress(pending.document_id)
                     self._publish(OcrProgress(path, pending.document_id, done, total))
@@ -325,6 +514,7 @@ class Intake:
         previous = None if force else await self.library.document_by_path(str(path))
         if previous and (previous.size, previous.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
             return FileSkipped(path, "unchanged since it was indexed")
+        started = time.perf_counter()
         digest = await asyncio.to_thread(sha256_of, real)
         if previous and previous.sha256 == digest:
             return FileSkipped(path, "unchanged content")
@@ -340,9 +530,15 @@ class Intake:
                     case ChunksRead(done=done, total=total, chunks=batch):
                         chunks += batch
                         self._publish(PagesParsed(path, done, total))
+                        if self._reading is not None:
+                            self._reading.pages_read(done)
+                            self._publish(self._reading.progress())
                     case Parsed():
                         note, ocr_pages = event.note, event.ocr_pages
         assert opened is not None, "the reader reports a document opened before its chunks"
+        parsed = time.perf_counter()
+        self.times.parse_s += parsed - started
+        self.times.pages += opened.pages
         written = await self.library.write_document(
             NewDocument(
                 path=str(path),
@@ -357,6 +553,7 @@ class Intake:
             ),
             chunks,
         )
+        self.times.write_s += time.perf_counter() - parsed
         if ocr_pages:
             self._start_ocr()
         return FileIndexed(path, written.document_id, opened.pages, len(chunks), note)
@@ -383,6 +580,17 @@ class Intake:
         if changes:
             self._publish(FoldersChanged(changes, why))
         self.sync(changes, watch.folders)
+
+
+def _sizes(files: Sequence[Path]) -> list[int]:
+    """Each file's bytes, for the estimate of the time left (0 where it cannot be told)."""
+    sizes = []
+    for path in files:
+        try:
+            sizes.append(path.stat().st_size)
+        except OSError:
+            sizes.append(0)
+    return sizes
 
 
 def _over(task: asyncio.Task[None] | None) -> bool:

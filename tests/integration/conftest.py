@@ -12,7 +12,7 @@ import pytest
 
 from app.bootstrap import Docent
 from app.catalog import Catalog, ensure_model
-from app.intake import IntakeEvent
+from app.intake import IndexingProgress, IntakeEvent
 from tests.conftest import SHARED_MODELS
 from tests.peers.openai_compatible import llama_cpp_server
 
@@ -24,7 +24,12 @@ def run(coroutine: Coroutine[Any, Any, T]) -> T:
 
 
 async def index_all(docent: Docent, paths: Sequence[Path]) -> list[IntakeEvent]:
-    return [event async for event in docent.intake.index(paths)]
+    """What happened to the files, without the progress reports between them."""
+    return [
+        event
+        async for event in docent.intake.index(paths)
+        if not isinstance(event, IndexingProgress)
+    ]
 
 
 @contextlib.asynccontextmanager
