@@ -4,6 +4,7 @@ command turns a document's name into the document."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from app.intake import (
     FileIndexed,
     FileSkipped,
     FileStarted,
+    IndexingProgress,
     OcrFailed,
     OcrProgress,
     PagesParsed,
@@ -30,8 +32,16 @@ class UsageError(DocentError):
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    index = commands.add_parser("index", help="add or update files and folders in the library")
-    index.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    index = commands.add_parser(
+        "index",
+        help="add or update files and folders in the library (Ctrl-C stops; the rest stays queued)",
+    )
+    index.add_argument("paths", nargs="*", type=Path, metavar="PATH")
+    index.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with the files a stopped run (or the window) left queued, even if paused",
+    )
     index.add_argument(
         "--no-embed",
         action="store_true",
@@ -58,43 +68,102 @@ async def resolve(docent: Docent, names: Sequence[str]) -> list[DocumentInfo]:
 
 async def index(docent: Docent, arguments: argparse.Namespace) -> int:
     paths: list[Path] = arguments.paths
+    if not paths and not arguments.resume:
+        raise UsageError("name files or folders to index, or --resume a stopped run")
     embed = not arguments.no_embed
-    progress = Progress()
-    indexed = skipped = failed = embedded = 0
-    position = ""
-    async for event in docent.intake.index(paths, embed=embed):
+    intake = docent.intake
+    events = (
+        intake.index_queued(embed=embed) if arguments.resume else intake.index(paths, embed=embed)
+    )
+    tally = _Tally()
+    try:
+        async for event in events:
+            tally.show(event)
+    except asyncio.CancelledError:  # Ctrl-C: the files not read stay in the stored queue
+        tally.progress.line(tally.stopped())
+        raise
+    if arguments.resume and not tally.files:
+        tally.progress.line("No files were left queued.")
+    if tally.embedded:
+        tally.progress.line(f"embedded {tally.embedded} chunks: semantic search is up to date")
+    elif not embed and (pending := await docent.library.pending_embeddings()):
+        tally.progress.line(
+            f"{pending} chunks wait for embedding (run `docent index` again to finish)"
+        )
+    tally.progress.line(
+        f"{tally.indexed} indexed, {tally.skipped} unchanged, {tally.failed} failed"
+    )
+    return 1 if tally.failed and not tally.indexed and not tally.skipped else 0
+
+
+class _Tally:
+    """What `docent index` prints as events come, and counts. On a terminal, one line is
+    rewritten with the file being read and the batch's progress; redirected, the progress is
+    printed at every tenth of the files."""
+
+    def __init__(self) -> None:
+        self.progress = Progress()
+        self.indexed = self.skipped = self.failed = self.embedded = self.files = 0
+        self._position = ""
+        self._reading = ""  # the file being read, and how far
+        self._last: IndexingProgress | None = None
+        self._tenths = 0
+
+    def stopped(self) -> str:
+        last = self._last
+        if last is not None and last.done == last.total:
+            left = "every file was read; the chunks not yet embedded wait"
+        else:
+            files = f"the other {last.total - last.done} files" if last else "the files"
+            left = f"{files} stay queued"
+        return (
+            f"Stopped: {left}. `docent index --resume` goes on from there (so does the window "
+            "when it starts)."
+        )
+
+    def _update(self, reading: str) -> None:
+        self._reading = reading
+        shown = self._last.describe() if self._last else ""
+        self.progress.update(" · ".join(filter(None, [shown, reading])))
+
+    def show(self, event: object) -> None:
+        progress = self.progress
+        position = self._position
         match event:
             case FileStarted(path=path, position=number, total=total):
-                position = f"[{number}/{total}]"
-                progress.update(f"{position} {path.name}: opening")
+                self._position = f"[{number}/{total}]"
+                self.files += 1
+                self._update(f"{path.name}: opening")
             case PagesParsed(path=path, done=done, total=total):
-                progress.update(f"{position} {path.name}: {done}/{total} pages")
+                self._update(f"{path.name}: {done}/{total} pages")
+            case IndexingProgress(stage="reading") as reading:
+                self._last = reading
+                tenths = 10 * reading.done // max(reading.total, 1)
+                if not progress.live and tenths > self._tenths:
+                    progress.line(reading.describe())
+                self._tenths = tenths
+                self._update(self._reading)
+            case IndexingProgress(stage="embedding") as embedding:
+                progress.update(embedding.describe())
             case FileIndexed(path=path, pages=pages, chunks=chunks, note=note):
-                indexed += 1
+                self.indexed += 1
                 suffix = f" ({note})" if note else ""
                 progress.line(f"{position} indexed {path}: {pages} pages, {chunks} chunks{suffix}")
             case FileSkipped(path=path, reason=reason):
-                skipped += 1
+                self.skipped += 1
                 progress.line(f"{position} skipped {path}: {reason}".lstrip())
             case FileFailed(path=path, reason=reason):
-                failed += 1
+                self.failed += 1
                 progress.line(f"{position} error: {path}: {reason}".lstrip())
-            case EmbeddingProgress(done=done, total=total):
-                embedded = done
-                progress.update(f"embedding: {done}/{total} chunks")
+            case EmbeddingProgress(done=done):
+                self.embedded = done
             case OcrProgress(path=path, done=done, total=total):
                 progress.update(f"OCR {path.name}: {done}/{total} pages")
             case OcrFailed(path=path, page=page, reason=reason):
                 progress.line(f"error: OCR of {path} page {page}: {reason}")
             case EmbeddingFailed(reason=reason) | BatchFailed(reason=reason):
-                failed += isinstance(event, BatchFailed)
+                self.failed += isinstance(event, BatchFailed)
                 progress.line(f"error: {reason}")
-    if embedded:
-        progress.line(f"embedded {embedded} chunks: semantic search is up to date")
-    elif not embed and (pending := await docent.library.pending_embeddings()):
-        progress.line(f"{pending} chunks wait for embedding (run `docent index` again to finish)")
-    progress.line(f"{indexed} indexed, {skipped} unchanged, {failed} failed")
-    return 1 if failed and not indexed and not skipped else 0
 
 
 async def docs(docent: Docent, arguments: argparse.Namespace) -> int:
