@@ -160,4 +160,5 @@ def test_progress_comes_after_every_file_and_reaches_the_whole_folder(tmp_path: 
     files_done = [p.done for p in progress]
     assert files_done == sorted(files_done)
     assert progress[-1].done == progress[-1].total == FILES
-    assert progress[-1].pages_per_s is not None and progress[-1].pages_per_s > 0
+    assert progress[-1].pages_per_s is not None
+    assert progress[-1].pages_per_s > 0

@@ -139,6 +139,9 @@ class DocumentsPanel(QTreeWidget):
         self.setItemDelegateForColumn(STATUS, ProgressDelegate(self))
         self.setItemDelegateForColumn(NAME, TickDelegate(self))
         self._rows: dict[str, QTreeWidgetItem] = {}
+        # What show_library last drew in each row, as long as no event has changed the row
+        # since: a library of thousands is shown again after every OCR'd page, in a few ms.
+        self._shown: dict[str, DocumentInfo] = {}
 
     def row(self, path: Path | str) -> QTreeWidgetItem:
         key = str(path)
@@ -170,6 +173,7 @@ class DocumentsPanel(QTreeWidget):
 
     def apply(self, event: IngestEvent | OcrProgress) -> None:
         item = self.row(event.path)
+        self._shown.pop(str(event.path), None)
         item.setForeground(STATUS, QBrush())
         match event:
             case FileStarted():
@@ -195,6 +199,9 @@ class DocumentsPanel(QTreeWidget):
     def show_library(self, documents: list[DocumentInfo]) -> None:
         """The stored truth, after indexing or embedding moved on."""
         for document in documents:
+            if self._shown.get(document.path) == document:
+                continue
+            self._shown[document.path] = document
             item = self.row(document.path)
             item.setData(NAME, ID_ROLE, document.id)
             item.setData(NAME, CHUNKS_ROLE, document.chunks)
@@ -240,6 +247,7 @@ class DocumentsPanel(QTreeWidget):
                 self._rows[key].setCheckState(NAME, Qt.CheckState.Checked)
 
     def forget(self, path: str) -> None:
+        self._shown.pop(path, None)
         if (item := self._rows.pop(path, None)) is not None:
             self.takeTopLevelItem(self.indexOfTopLevelItem(item))
 
