@@ -83,6 +83,22 @@ def percentile(values: Sequence[float], q: float) -> float:
     return float(np.percentile(np.asarray(values), q))
 
 
+def policy_topic(rng: random.Random) -> tuple[str, list[str]]:
+    """A policy's topic and the subjects it rules on."""
+    topic, *subjects = rng.choice(_TOPICS)
+    return topic, subjects
+
+
+def policy_paragraph(rng: random.Random, topic: str, subjects: Sequence[str]) -> str:
+    """A paragraph of report-like prose: 3 to 5 sentences of rules."""
+    return " ".join(
+        f"{rng.choice(subjects).capitalize()} of unit {rng.randint(1, 40)} "
+        f"{rng.choice(_VERBS)} {rng.choice(_WHEN)}, as the {topic.lower()} "
+        f"board decided in meeting {rng.randint(100, 999)}."
+        for _ in range(rng.randint(3, 5))
+    )
+
+
 def write_corpus(folder: Path, documents: int, pages: int, seed: int = 7) -> list[Path]:
     """Report-like PDFs: a TOC section per page, printed page labels, paragraphs of prose."""
     rng = random.Random(seed)
@@ -91,20 +107,12 @@ def write_corpus(folder: Path, documents: int, pages: int, seed: int = 7) -> lis
         doc = pymupdf.open()
         toc = []
         for page_number in range(1, pages + 1):
-            topic, *subjects = rng.choice(_TOPICS)
+            topic, subjects = policy_topic(rng)
             title = f"{page_number}. {topic} policy, part {rng.randint(1, 9)}"
             toc.append([1, title, page_number])
             page = doc.new_page()
             page.insert_text((56, 60), title, fontsize=15)
-            paragraphs = []
-            for _ in range(5):
-                sentences = [
-                    f"{rng.choice(subjects).capitalize()} of unit {rng.randint(1, 40)} "
-                    f"{rng.choice(_VERBS)} {rng.choice(_WHEN)}, as the {topic.lower()} "
-                    f"board decided in meeting {rng.randint(100, 999)}."
-                    for _ in range(rng.randint(3, 5))
-                ]
-                paragraphs.append(" ".join(sentences))
+            paragraphs = [policy_paragraph(rng, topic, subjects) for _ in range(5)]
             page.insert_textbox(pymupdf.Rect(56, 80, 540, 800), "\n\n".join(paragraphs), fontsize=9)
         doc.set_toc(toc)
         doc.set_page_labels([{"startpage": 0, "prefix": "", "style": "D", "firstpagenum": 1}])

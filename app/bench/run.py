@@ -17,12 +17,16 @@ from app.paths import Paths
 from app.settings import Settings
 
 # The gui suite needs Qt: the launcher runs it (ui.tools.gui_bench), never the core.
-SUITES = ("inference", "overhead", "transport", "ingest", "retrieval", "load")
+SUITES = ("inference", "overhead", "transport", "ingest", "retrieval", "load", "folder")
+FOLDER_DOCUMENTS = 1000
 
 
-async def run_bench(suite: str, *, quick: bool, out: Path | None) -> int:
+async def run_bench(
+    suite: str, *, quick: bool, out: Path | None, documents: int | None = None
+) -> int:
+    """`documents`: the folder suite's size (default FOLDER_DOCUMENTS, a tenth with `quick`)."""
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
-    payload, table = await _run_suite(suite, quick)
+    payload, table = await _run_suite(suite, quick, documents)
     print(f"\n## docent bench {suite}{' --quick' if quick else ''} — {stamp}\n")
     print(f"{platform.processor() or platform.machine()}, {platform.python_version()}\n")
     print(table)
@@ -33,7 +37,7 @@ async def run_bench(suite: str, *, quick: bool, out: Path | None) -> int:
     return 0
 
 
-async def _run_suite(suite: str, quick: bool) -> tuple[dict[str, Any], str]:
+async def _run_suite(suite: str, quick: bool, documents: int | None) -> tuple[dict[str, Any], str]:
     if suite == "transport":
         from app.bench.transport import bench_transport
 
@@ -62,6 +66,11 @@ async def _run_suite(suite: str, quick: bool) -> tuple[dict[str, Any], str]:
                 from app.bench.ingest import bench_ingest
 
                 return measures_payload(*await bench_ingest(docent, quick=quick))
+            case "folder":
+                from app.bench.folder import bench_folder
+
+                size = documents or (FOLDER_DOCUMENTS // 10 if quick else FOLDER_DOCUMENTS)
+                return measures_payload(*await bench_folder(docent, documents=size))
             case "retrieval":
                 from app.bench.retrieval import bench_retrieval
 

@@ -82,14 +82,28 @@ def build_parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="measure Docent against its baselines")
     bench.add_argument(
         "suite",
-        choices=["inference", "overhead", "transport", "ingest", "retrieval", "load", "gui"],
+        choices=[
+            "inference",
+            "overhead",
+            "transport",
+            "ingest",
+            "retrieval",
+            "load",
+            "folder",
+            "gui",
+        ],
         help="inference: local and cloud TTFT, prefill, decode and concurrency; overhead: "
         "Docent's routes vs the model called directly; transport: MCP over stdio, SSE and "
         "Streamable HTTP vs polling; ingest: indexing and embedding vs the raw libraries; "
         "retrieval: hybrid search latency and memory at 1k-100k chunks vs FTS5 and sqlite-vec; "
         "load: 8 MCP clients searching and asking over Streamable HTTP while two processes "
         "index (failures, latency, locks, lost documents, queue fairness); "
+        "folder: 1,000 mixed documents from an empty library to fully searchable (total time, "
+        "pages/s, shares of parse, OCR, embedding and writing); "
         "gui: GUI-thread stalls and cold start",
+    )
+    bench.add_argument(
+        "--documents", type=int, default=None, help="folder: how many documents (default 1000)"
     )
     bench.add_argument("--quick", action="store_true", help="a CI-sized run")
     bench.add_argument("--out", type=Path, default=None, help="write results.json here")
@@ -128,7 +142,9 @@ async def _dispatch(arguments: argparse.Namespace) -> int:
     if arguments.command == "bench":
         from app.bench.run import run_bench
 
-        return await run_bench(arguments.suite, quick=arguments.quick, out=arguments.out)
+        return await run_bench(
+            arguments.suite, quick=arguments.quick, out=arguments.out, documents=arguments.documents
+        )
     docent = Docent.from_environment(embeddings=arguments.command in EMBEDDING_COMMANDS)
     if arguments.command == "models":
         return models.models(docent, arguments)

@@ -122,10 +122,11 @@ class Intake:
     def add(self, paths: Sequence[Path], *, force: bool = False, embed: bool = True) -> int:
         """Queue files and folders for indexing; returns the batch number its events carry.
         `force` re-indexes unchanged files; `embed=False` leaves embedding to a later pass."""
-        batch = _Batch(next(self._numbers), "add", list(paths), force=force, embed=embed)
+        batch = _Batch(
+            next(self._numbers), "add", list(paths), force=force, embed=embed, stored=True
+        )
         # Walked and stored now, not when its turn comes: a batch waiting behind another one
         # survives a quit too.
-        batch.stored = True
         batch.collecting = asyncio.ensure_future(self._collect_and_store(batch))
         self._collecting.add(batch.collecting)
         batch.collecting.add_done_callback(self._collecting.discard)
@@ -416,10 +417,13 @@ class Intake:
     async def _embed(self) -> None:
         if not self.library.embeds:
             return
-        started, pauses = time.perf_counter(), self._pauses
+        pauses = self._pauses
         meter = EmbeddingMeter(await self.library.embedding_speed())
+        started: float | None = None  # once the pass runs: OCR's may wait for the batch's
 
         def progress(event: EmbeddingProgress) -> None:
+            nonlocal started
+            started = started or time.perf_counter()
             self._publish(event)
             self._publish(meter.update(event.done, event.total))
 
@@ -429,7 +433,8 @@ class Intake:
                 await self.library.keep_embedding_speed(speed)
         except Exception as error:  # the embedder's failure: the index itself is fine
             self._publish(EmbeddingFailed(f"embedding stopped: {error}"))
-        self.times.embedding_s += time.perf_counter() - started
+        if started is not None:
+            self.times.embedding_s += time.perf_counter() - started
         self._publish(LibraryChanged())
 
     async def _embed_left(self) -> None:

@@ -216,3 +216,27 @@ def test_quick_load_bench_serves_every_call_and_loses_no_document(tmp_path: Path
     payload = json.loads((out / "bench-load.json").read_text())
     assert sum(1 for c in payload["calls"] if c["tool"] == "ask") >= 8
     assert any("a waiting client is told" in note for note in payload["notes"])
+
+
+def test_folder_bench_indexes_a_small_mixed_folder_and_says_where_the_time_went(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "bench"
+    result = docent("bench", "folder", "--documents", "40", "--out", str(out), timeout=600)
+    assert result.returncode == 0, result.stderr
+    payload = json.loads((out / "bench-folder.json").read_text())
+    measures = {m["name"].strip(): m["docent_median"] for m in payload["measures"]}
+    assert measures["40 mixed documents, empty library to fully searchable"] > 0
+    assert measures["pages/s over the whole run"] > 0
+    shares = {name: value for name, value in measures.items() if name.startswith("share: ")}
+    assert [name.split(" (")[0] for name in shares] == [
+        "share: parse",
+        "share: OCR",
+        "share: embedding",
+        "share: writing",
+    ]
+    assert all(0 < value <= 100 for value in shares.values()), shares
+    (counts, _) = payload["notes"]
+    assert counts.startswith("38 documents indexed, 2 failed (the corrupt ones), ")
+    assert counts.endswith(", 1 scanned pages OCR'd")
+    assert (out / "bench-folder.md").read_text() in result.stdout
