@@ -220,9 +220,7 @@ def test_the_stored_queue_counts_files_done_until_every_one_is_and_then_empties(
 ) -> None:
     store = Store(tmp_path / "library.sqlite3")
     try:
-        store.queue_files(
-            [QueuedFile("/f/a.pdf", "/f", False), QueuedFile("/f/b.md", "/f", False)]
-        )
+        store.queue_files([QueuedFile("/f/a.pdf", "/f", False), QueuedFile("/f/b.md", "/f", False)])
         store.queue_files([QueuedFile("/g.txt", None, True)])
         store.finish_queued(["/f/a.pdf"])
         assert store.queue() == Queue(
