@@ -3,6 +3,7 @@ a second however fast the queue reports, and Pause / Resume, which hold the real
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,7 +49,7 @@ def test_pause_holds_the_folder_across_the_bar_and_resume_finishes_it(
 ) -> None:
     folder = tmp_path / "folder"
     folder.mkdir()
-    files = [write_long_pdf(folder / f"ledger-{n:02}.pdf", pages=100) for n in range(30)]
+    files = [write_long_pdf(folder / f"ledger-{n:02}.pdf", pages=60) for n in range(60)]
     bar = window.indexing_bar
     intake = window.docent.intake
 
@@ -65,7 +66,10 @@ def test_pause_holds_the_folder_across_the_bar_and_resume_finishes_it(
         assert await window.docent.library.queue_paused()  # kept for the next start
         waiting = len((await window.docent.library.queue()).left)
         assert 0 < waiting < len(files)
-        assert bar.label.text() == f"Indexing paused · {waiting} files wait"
+        # Said as paused, with the file being read then still among them (it ends first).
+        shown = re.fullmatch(r"Indexing paused · (\d+) files wait", bar.label.text())
+        assert shown is not None
+        assert int(shown[1]) in (waiting, waiting + 1)
         bar.button.click()
         await until(bar.shown, lambda: not bar.paused)
         assert not await window.docent.library.queue_paused()

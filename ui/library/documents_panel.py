@@ -43,6 +43,7 @@ from ui.plain import plain_tooltip
 from ui.theme import error_colour
 
 NAME, PAGES, SIZE, INDEXED, STATUS = range(5)
+FITTED = (PAGES, SIZE, INDEXED)  # as wide as their contents
 PATH_ROLE = Qt.ItemDataRole.UserRole
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 CHUNKS_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -128,11 +129,14 @@ class DocumentsPanel(QTreeWidget):
         self.setAccessibleName("Documents")
         self.setRootIsDecorated(False)
         self.setAlternatingRowColors(True)
+        # Every row is as tall as a progress bar (ProgressDelegate.sizeHint): measured once, not
+        # per row at each change, which called into Python for every cell of the row.
+        self.setUniformRowHeights(True)
         self.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long name keeps its end
         header = self.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
-        for column in (PAGES, SIZE, INDEXED):
+        for column in FITTED:
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(STATUS, QHeaderView.ResizeMode.Interactive)
         self.setColumnWidth(STATUS, 130)
@@ -198,6 +202,18 @@ class DocumentsPanel(QTreeWidget):
 
     def show_library(self, documents: list[DocumentInfo]) -> None:
         """The stored truth, after indexing or embedding moved on."""
+        # A fitted column measures every row again at each change of one of its cells: 150
+        # rows shown at once took 5 s of the GUI thread. Fitted once, after them all.
+        header = self.header()
+        for column in FITTED:
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+        try:
+            self._show_documents(documents)
+        finally:
+            for column in FITTED:
+                header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+
+    def _show_documents(self, documents: list[DocumentInfo]) -> None:
         for document in documents:
             if self._shown.get(document.path) == document:
                 continue
