@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -47,6 +48,9 @@ T = TypeVar("T")
 CANDIDATES = 50  # per list, before fusion
 EMBED_BATCH = 8
 PAUSED_KEY = "intake_paused"
+# Embedding long enough to know its speed (the first batch runs cold): a big folder's time left
+# includes the embedding pass, most of its time.
+SPEED_SAMPLE_S = 2.0
 
 
 class DocumentNotFound(DocentError):
@@ -403,6 +407,24 @@ class Library:
     async def keep_embedding_speed(self, chunks_per_s: float) -> None:
         await self.write(lambda store: store.set_meta_now(self._speed_key, f"{chunks_per_s:.3f}"))
 
+    async def measure_embedding_speed(
+        self, before_batch: Callable[[], Awaitable[object]] | None = None
+    ) -> float | None:
+        """Embed pending chunks for about SPEED_SAMPLE_S (real work: they stay embedded) and keep
+        the chunks/s reached; None where nothing was embedded. The embedder starts before the
+        clock does: its start is no part of its speed."""
+        embedder = self._embedder
+        if embedder is None:
+            return None
+        await self._embedder_thread.run(lambda: embedder.dimension)
+        started = time.perf_counter()
+        done = await self.embed_pending(before_batch=before_batch, for_s=SPEED_SAMPLE_S)
+        if not done:
+            return None
+        speed = done / (time.perf_counter() - started)
+        await self.keep_embedding_speed(speed)
+        return speed
+
     @property
     def _speed_key(self) -> str:
         return f"embedding_speed:{self.embedder_name}"
@@ -416,12 +438,15 @@ class Library:
         self,
         progress: Callable[[EmbeddingProgress], None] | None = None,
         before_batch: Callable[[], Awaitable[object]] | None = None,
+        for_s: float | None = None,
     ) -> int:
-        """Embed every chunk that has no vector yet, a batch at a time; safe to interrupt.
+        """Embed every chunk that has no vector yet (or those `for_s` seconds reach), a batch at a
+        time; safe to interrupt.
 
         Each batch is committed as it is done, so a restart resumes where this stopped.
         `before_batch` is awaited before each batch (the intake holds a paused pass there).
         """
+        ends = None if for_s is None else time.perf_counter() + for_s
         embedder = self._embedder
         if embedder is None:
             return 0
@@ -456,6 +481,8 @@ class Library:
                 total = max(total, done)
                 if progress:
                     progress(EmbeddingProgress(done, total))
+                if ends is not None and time.perf_counter() >= ends:
+                    break
             return done
 
 

@@ -87,6 +87,7 @@ class ReadingMeter:
         self._embeds = embeds
         self._pending_chunks = pending_chunks
         self._embedding_speed = embedding_speed
+        self._speed_asked = False
         self._clock = clock
         self._started: float | None = None  # the file being read
         self._pages_now = 0  # of the file being read
@@ -122,6 +123,23 @@ class ReadingMeter:
             self._sum_t += seconds
             self._sum_bb += size * size
             self._sum_bt += size * seconds
+
+    @property
+    def wants_embedding_speed(self) -> bool:
+        """The time left would leave out the embedding pass, most of a big folder's time: its
+        speed was never measured with this embedder, and chunks wait for it."""
+        return (
+            self._embeds
+            and self._embedding_speed is None
+            and not self._speed_asked
+            and self._chunks > 0
+            and self._n >= MIN_FILES
+            and self._sum_t >= MIN_SECONDS
+        )
+
+    def embedding_measured(self, chunks_per_s: float | None) -> None:
+        self._speed_asked = True
+        self._embedding_speed = chunks_per_s
 
     def progress(self) -> IndexingProgress:
         running = self._running()

@@ -381,6 +381,8 @@ class Intake:
                     meter.file_finished(size, read=True, pages=outcome.pages, chunks=outcome.chunks)
                 else:
                     meter.file_finished(size, read=False)
+                if meter.wants_embedding_speed:
+                    meter.embedding_measured(await self._measure_embedding())
                 self._publish(meter.progress())
                 if batch.stored:
                     self._finished.append(str(path))
@@ -436,6 +438,16 @@ class Intake:
         if started is not None:
             self.times.embedding_s += time.perf_counter() - started
         self._publish(LibraryChanged())
+
+    async def _measure_embedding(self) -> float | None:
+        """A first folder's time left needs the embedding pass's speed: a few batches now."""
+        started = time.perf_counter()
+        try:
+            return await self.library.measure_embedding_speed(self._unpaused.wait)
+        except Exception:  # the embedder's failure: the pass after reading reports it
+            return None
+        finally:
+            self.times.embedding_s += time.perf_counter() - started
 
     async def _embed_left(self) -> None:
         await self._embed()

@@ -7,8 +7,11 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
+
+import app.intake.progress as progress_module
 from app.documents.reader import DocumentReader, ReadLimits
-from app.index import Library
+from app.index import EmbeddingProgress, Library
 from app.intake import (
     FileIndexed,
     FileSkipped,
@@ -20,7 +23,7 @@ from app.intake import (
     PauseChanged,
 )
 from app.settings import LibrarySettings
-from tests.integration.conftest import run
+from tests.integration.conftest import opened, run
 
 FILES = 24
 
@@ -162,3 +165,29 @@ def test_progress_comes_after_every_file_and_reaches_the_whole_folder(tmp_path: 
     assert progress[-1].done == progress[-1].total == FILES
     assert progress[-1].pages_per_s is not None
     assert progress[-1].pages_per_s > 0
+
+
+def test_a_first_folders_time_left_includes_embedding_measured_as_it_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new library knows no embedding speed, and embedding is most of a folder's time: the
+    intake embeds a few batches once it estimates (real work, the real embedder), keeps the
+    speed, and the time left counts the pass from then on."""
+    monkeypatch.setattr(progress_module, "MIN_SECONDS", 0.0)  # any reading speed estimates
+    write_folder(tmp_path / "folder")
+
+    async def scenario() -> tuple[list[IntakeEvent], float | None]:
+        async with opened() as docent:
+            events = [e async for e in docent.intake.index([tmp_path / "folder"], embed=True)]
+            return events, await docent.library.embedding_speed()
+
+    events, kept = run(scenario())
+    reading = [e for e in events if isinstance(e, IndexingProgress) and e.stage == "reading"]
+    estimated = [p for p in reading if p.eta_s is not None]
+    assert estimated
+    # Measured before the first estimate: none says "…, then embedding".
+    assert not any(p.embedding_after for p in estimated)
+    assert kept is not None
+    assert kept > 0
+    embedded = [e for e in events if isinstance(e, EmbeddingProgress)]
+    assert embedded[-1].done == embedded[-1].total  # the pass finished what the sample left

@@ -128,3 +128,25 @@ def test_progress_reads_as_one_line() -> None:
     assert IndexingProgress("reading", 2, 10, 3.25, None).describe() == "2/10 files · 3.2 pages/s"
     embedding = IndexingProgress("embedding", 300, 4000, None, 65.0)
     assert embedding.describe() == "300/4,000 chunks embedded · about 1 min left"
+
+
+def test_a_first_folder_asks_once_for_the_embedding_speed_and_then_counts_the_pass() -> None:
+    """Embedding is most of a big folder's time: with no speed kept from an earlier pass, the
+    meter asks for one (the intake measures a few batches) as soon as it estimates anything."""
+    clock = FakeClock()
+    meter = ReadingMeter([1000] * 6, embeds=True, clock=clock)
+    for _ in range(2):
+        read(meter, clock, 1000, 0.6, pages=4)
+    assert not meter.wants_embedding_speed  # too little read to estimate anything yet
+    read(meter, clock, 1000, 0.6, pages=4)
+    assert meter.wants_embedding_speed
+    assert meter.progress().embedding_after  # the reading's time, "then embedding"
+    meter.embedding_measured(12.0)
+    assert not meter.wants_embedding_speed
+    progress = meter.progress()
+    assert not progress.embedding_after
+    # 3 files left at 0.6 s; 24 chunks made and 24 more to come, at 12 chunks/s.
+    assert progress.eta_s == pytest.approx(3 * 0.6 + 48 / 12.0)
+    meter.embedding_measured(None)  # the embedder failed: asked once, never again
+    assert not meter.wants_embedding_speed
+    assert not ReadingMeter([1000], embeds=True, embedding_speed=5.0).wants_embedding_speed
