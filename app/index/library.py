@@ -189,7 +189,7 @@ class Library:
         async with self._vectors_lock:
             written = await self.write(lambda store: store.write_document(document, chunks))
             if written.replaced is not None:
-                self.vectors.remove_document(written.replaced)
+                await asyncio.to_thread(self.vectors.remove_document, written.replaced)
             self._wrote(written.version)
         return written
 
@@ -217,7 +217,7 @@ class Library:
     async def remove(self, document_id: int) -> bool:
         async with self._vectors_lock:
             version = await self.write(lambda store: store.remove_document(document_id))
-            self.vectors.remove_document(document_id)
+            await asyncio.to_thread(self.vectors.remove_document, document_id)
             if version is not None:
                 self._wrote(version)
         return version is not None
@@ -471,7 +471,10 @@ class Library:
                     )
                     stored = set(saved)
                     kept = [row for row, (chunk, _, _) in enumerate(batch) if chunk in stored]
-                    self.vectors.add(
+                    # Off the loop (the window's thread): growing the index copies every
+                    # vector (25k chunks: ~60 ms), as removing a document's does.
+                    await asyncio.to_thread(
+                        self.vectors.add,
                         [batch[row][0] for row in kept],
                         [batch[row][1] for row in kept],
                         vectors[kept],
