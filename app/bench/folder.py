@@ -100,11 +100,12 @@ def _write(kind: str, path: Path, rng: random.Random, number: int) -> Path:
                 document.add_paragraph(paragraph)
             document.save(str(path))
         case "epub":
-            _write_epub(path, title, paragraphs)
+            write_epub(path, title, paragraphs)
     return path
 
 
-def _write_epub(path: Path, title: str, paragraphs: list[str]) -> None:
+def write_epub(path: Path, title: str, paragraphs: list[str]) -> Path:
+    """A one-chapter EPUB 2 (the tests' too)."""
     chapter = (
         '<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml">'
         f"<head><title>{title}</title></head><body><h1>{title}</h1>"
@@ -130,6 +131,7 @@ def _write_epub(path: Path, title: str, paragraphs: list[str]) -> None:
             "</spine></package>",
         )
         epub.writestr("c1.xhtml", chapter)
+    return path
 
 
 def _write_scan(path: Path, rng: random.Random) -> Path:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import struct
-import zipfile
 from importlib import resources
 from pathlib import Path
 
 import pymupdf
 import pytest
 
+from app.bench.folder import write_epub
 from app.documents import DocumentError
 from app.documents.links import LEADS_OUTSIDE
 from app.documents.parse import open_document
@@ -22,34 +22,6 @@ from app.intake import FileIndexed, FileRemoved, FileSkipped, FileStarted, Pages
 from app.settings import LibrarySettings
 from tests.documents import REPORT_SECTIONS, write_long_pdf, write_mobi, write_pdf, write_xps
 from tests.integration.conftest import index_all, opened, run
-
-
-def write_epub(path: Path) -> Path:
-    chapter = (
-        '<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml">'
-        "<head><title>Ch</title></head><body><h1>Harbour rules</h1>"
-        "<p>Boats must leave the inner harbour before the tide turns at dusk.</p></body></html>"
-    )
-    with zipfile.ZipFile(path, "w") as epub:
-        epub.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
-        epub.writestr(
-            "META-INF/container.xml",
-            '<?xml version="1.0"?><container version="1.0" '
-            'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
-            '<rootfile full-path="content.opf" media-type="application/oebps-package+xml"/>'
-            "</rootfiles></container>",
-        )
-        epub.writestr(
-            "content.opf",
-            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="2.0" '
-            'unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
-            "<dc:title>Harbour Book</dc:title><dc:identifier id='id'>x</dc:identifier>"
-            '</metadata><manifest><item id="c1" href="c1.xhtml" '
-            'media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c1"/>'
-            "</spine></package>",
-        )
-        epub.writestr("c1.xhtml", chapter)
-    return path
 
 
 def write_fb2(path: Path) -> Path:
@@ -102,7 +74,11 @@ def test_numbered_section_titles_still_match_their_unnumbered_toc_entries() -> N
 
 def test_every_supported_text_and_ebook_format_is_indexed(tmp_path: Path) -> None:
     files = [
-        write_epub(tmp_path / "harbour.epub"),
+        write_epub(
+            tmp_path / "harbour.epub",
+            "Harbour rules",
+            ["Boats must leave the inner harbour before the tide turns at dusk."],
+        ),
         write_fb2(tmp_path / "lighthouse.fb2"),
         tmp_path / "notes.md",
         tmp_path / "page.html",
