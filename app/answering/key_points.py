@@ -29,8 +29,6 @@ MIN_GAIN = 2
 MAX_WEIGHT = 4
 MAX_POINT_CHARS = 400  # longer sentences are paragraphs run together (a PDF table, a code block)
 MIN_POINT_CHARS = 12
-# A sentence opening with a bracket is a reference ("(see dh_make(8))"), not a point: its facts
-# still count as the section naming them.
 # A first or last line more than this share of a document's pages share: a running header or
 # footer.
 RUNNING_SHARE = 0.5
@@ -139,6 +137,8 @@ def key_points(sources: Sequence[Source], said: str, document: Prominence) -> li
         (position, KeyPoint(sentence, source), facts)
         for position, (source, sentence, facts) in enumerate(sentences)
         if MIN_POINT_CHARS <= len(sentence) <= MAX_POINT_CHARS
+        # A sentence opening with a bracket is a reference ("(see dh_make(8))"), not a point:
+        # its facts still count as the document naming them.
         and sentence[0] not in "(（"
         and not (source.chunk_id in document.continued and _last_on(source, sentence))
     ]

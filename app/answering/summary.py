@@ -109,7 +109,7 @@ class SummaryPlan:
     document: DocumentInfo
     request: SummaryRequest
     sections: tuple[Section, ...]
-    prominence: Prominence  # of the whole document, whatever part is summarized
+    pages: tuple[Source, ...]  # the whole document's, whatever part is summarized
 
     @property
     def sources(self) -> tuple[Source, ...]:
@@ -265,9 +265,7 @@ class Summarizer:
         sections = split(pages, self._section_budget())
         if request.chapter is not None or request.title:
             sections = select_part(sections, request.chapter, request.title)
-        # Read off the event loop: the window's (0.1 s for a 360-page manual here).
-        prominence = await asyncio.to_thread(Prominence.of, pages)
-        return SummaryPlan(document, request, tuple(sections), prominence)
+        return SummaryPlan(document, request, tuple(sections), tuple(pages))
 
     def _section_budget(self) -> int:
         """What fits the local model's context beside the prompt and the summary it writes."""
@@ -366,6 +364,9 @@ class Summarizer:
             yield Failed(NO_CLOUD, None)
             return
         names = decision.route != "cloud" or self.settings.routing.privacy == "standard"
+        # Read off the event loop, the window's (0.1 s for a 360-page manual here), and only
+        # when a summary is written: not for its estimate, nor a stored one's replay.
+        prominence = await asyncio.to_thread(Prominence.of, plan.pages)
         several = len(plan.sections) > 1
         partials: list[str] = []
         for step, section in enumerate(plan.sections, start=1):
@@ -383,7 +384,7 @@ class Summarizer:
             partials.append(run.written.text[start:].strip())
             if run.cancelled or run.error:
                 break
-            for event in self._quote_key_points(run, section, partials[-1], plan.prominence):
+            for event in self._quote_key_points(run, section, partials[-1], prominence):
                 yield event
             if several:
                 yield run.written.write("\n\n")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from app.answering.key_points import Prominence
 from app.answering.sections import PartNotFound, page_sources, select_part, split
 from app.answering.summary import WRITTEN_SHARE, SummaryPlan, estimate, summary_prompt
 from app.answering.summary_request import SummaryRequest, chapter_request, summary_request
@@ -146,7 +145,7 @@ def test_the_estimate_says_local_time_and_each_cloud_models_cost() -> None:
     document = DocumentInfo(1, "/docs/book.pdf", "Book", "pdf", "ab", 1, 1, 5, 5, 5, None, "", 0, 0)
     sections = tuple(book_sections())
     pages = [page for section in sections for page in section.sources]
-    plan = SummaryPlan(document, WHOLE, sections, Prominence.of(pages))
+    plan = SummaryPlan(document, WHOLE, sections, tuple(pages))
     assert plan.steps == len(plan.sections) + 1  # and the overview
     prices = {"cheap": (1.0, 2.0)}
 
