@@ -255,6 +255,9 @@ class Intake:
             if task is not None:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
+        # The files finished since the last mark: a stop says how many stay queued, and the
+        # next start must begin there, not a second's files earlier.
+        await self._mark_finished()
 
     # --- the queue ---------------------------------------------------------------------------
 
