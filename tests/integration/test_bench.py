@@ -93,6 +93,17 @@ def test_quick_gui_bench_times_start_and_stalls(tmp_path: Path) -> None:
     assert stall["target"] == "<= 50 ms"
 
 
+def test_gui_bench_times_the_window_indexing_a_mixed_folder(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    result = docent("bench", "gui", "--quick", "--folder", "6", "--out", str(out), timeout=600)
+    assert result.returncode == 0, result.stderr
+    measures = measures_of(out, "gui")
+    stall = measures["longest GUI stall while indexing 6 mixed documents"]
+    assert stall["target"] == "<= 50 ms"
+    assert stall["docent"][0] >= measures["  p99 timer lateness"]["docent"][0] > 0
+    assert (out / "bench-gui.md").read_text() in result.stdout
+
+
 def configure_llama_provider(paths: Paths, base_url: str) -> None:
     """The llama.cpp test server as the one configured cloud provider."""
     provider = {"name": "llama", "base_url": base_url, "models": ["qwen-mini"]}
