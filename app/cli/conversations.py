@@ -1,11 +1,13 @@
-"""`docent conversations` (list, show or delete the kept conversations) and `docent history`
+"""`docent conversations` (list, show, export or delete the kept conversations) and `docent history`
 (recent questions with their route, latency and cost)."""
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import asdict
+from pathlib import Path
 
+from app.answering.export import conversation_markdown
 from app.answering.metrics import describe_cost
 from app.bootstrap import Docent
 from app.cli.terminal import printable, printable_json
@@ -17,6 +19,10 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     kept.add_argument("--show", type=int, metavar="ID", help="print a conversation's turns")
     kept.add_argument("--delete", type=int, metavar="ID", help="delete a conversation")
+    kept.add_argument(
+        "--export", type=int, metavar="ID", help="a conversation as Markdown, with its sources"
+    )
+    kept.add_argument("--out", type=Path, metavar="FILE", help="write the export to FILE")
     kept.add_argument("--json", action="store_true")
     history = commands.add_parser("history", help="recent questions with route, latency and cost")
     history.add_argument("-n", type=int, default=10, help="how many (default 10)")
@@ -28,6 +34,16 @@ async def conversations(docent: Docent, arguments: argparse.Namespace) -> int:
     if arguments.delete is not None:
         await desk.delete(arguments.delete)
         print(f"deleted conversation {arguments.delete}")
+        return 0
+    if arguments.export is not None:
+        exported = await desk.open(arguments.export)
+        titles = {kept.id: kept.title for kept in await desk.conversations()}
+        markdown = conversation_markdown(titles[arguments.export], exported.entries)
+        if arguments.out is None:
+            print(printable(markdown), end="")
+        else:
+            arguments.out.write_text(markdown, encoding="utf-8")
+            print(f"wrote conversation {arguments.export} to {arguments.out}")
         return 0
     if arguments.show is not None:
         entries = (await desk.open(arguments.show)).entries

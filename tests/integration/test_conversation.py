@@ -94,7 +94,7 @@ def test_follow_ups_are_answered_from_the_conversation_and_reuse_its_kv_prefix(
     assert len(conversation.turns) == 3
 
 
-def test_the_cli_continues_lists_shows_and_deletes_conversations(tmp_path: Path) -> None:
+def test_the_cli_continues_lists_shows_exports_and_deletes_conversations(tmp_path: Path) -> None:
     assert (
         docent("index", str(write_pdf(tmp_path / "handbook.pdf", HANDBOOK_SECTIONS))).returncode
         == 0
@@ -121,6 +121,15 @@ def test_the_cli_continues_lists_shows_and_deletes_conversations(tmp_path: Path)
     assert f"Q: {first}" in shown
     assert f"(searched for: {first} And the Chinese edition?)" in shown
     assert "handbook.pdf, p. 2 (page 3 of the file) — Chinese edition" in shown
+    exported = tmp_path / "conversation.md"
+    export = docent("conversations", "--export", str(listed["id"]), "--out", str(exported))
+    assert export.returncode == 0, export.stderr
+    markdown = exported.read_text(encoding="utf-8")
+    assert markdown.startswith(f"# {first}\n\n## {first}\n")
+    assert "## And the Chinese edition?\n\n*Searched for: " in markdown
+    assert "2022" in markdown.split("## And the Chinese edition?")[1]
+    assert "] handbook.pdf, p. 2 (page 3 of the file) — Chinese edition" in markdown
+    assert markdown.count("*route: local (") == 2
 
     assert docent("conversations", "--delete", str(listed["id"])).returncode == 0
     for gone in (

@@ -1,0 +1,46 @@
+"""Answers as Markdown, for the clipboard (an answer with its sources) and for export (a whole
+conversation): what was asked, the answer with its [n] marks, the passages they point to, and
+how it was answered. Copied elsewhere, an answer keeps its evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from app.answering.metrics import AnswerMetrics
+from app.index import HistoryEntry
+
+
+def sources_markdown(citations: Sequence[dict[str, Any]]) -> str:
+    """ "Sources:" and one line per cited passage, "[1] report.pdf, p. 2 — Heading", in number
+    order; empty without citations."""
+    if not citations:
+        return ""
+    ordered = sorted(citations, key=lambda citation: int(citation["number"]))
+    lines = [f"- [{citation['number']}] {citation['where']}" for citation in ordered]
+    return "Sources:\n\n" + "\n".join(lines)
+
+
+def answer_markdown(answer: str, citations: Sequence[dict[str, Any]]) -> str:
+    """An answer as it is copied: its text, then its sources."""
+    sources = sources_markdown(citations)
+    return f"{answer.strip()}\n\n{sources}" if sources else answer.strip()
+
+
+def conversation_markdown(title: str, entries: Sequence[HistoryEntry]) -> str:
+    """A conversation as one Markdown document: a section per question, its answer (or why
+    there is none), its sources and how it was answered (the CLI's footer line)."""
+    parts = [f"# {_one_line(title)}"]
+    for entry in entries:
+        answer = entry.answer or entry.error or f"[{entry.status}]"
+        parts.append(f"## {_one_line(entry.question)}")
+        if entry.standalone and entry.standalone != entry.question:
+            parts.append(f"*Searched for: {_one_line(entry.standalone)}*")
+        parts.append(answer_markdown(answer, entry.citations))
+        parts.append(f"*{AnswerMetrics.from_record(entry).footer()} · {entry.asked_at}*")
+    return "\n\n".join(parts) + "\n"
+
+
+def _one_line(text: str) -> str:
+    """A heading stays one line, whatever the question held."""
+    return " ".join(text.split())
