@@ -43,6 +43,26 @@ def own_module(module: str, *arguments: str) -> list[str]:
 BACKGROUND_NICENESS = 10
 
 
+def process_identity(pid: int | None = None) -> str:
+    """ "pid:start time" of a running process (this one by default): a pid alone may be reused
+    by another process once the first has ended."""
+    import psutil  # not at start-up: the first queued file asks
+
+    process = psutil.Process(pid)
+    return f"{process.pid}:{process.create_time():.2f}"
+
+
+def is_running(identity: str) -> bool:
+    """Whether the process `identity` (process_identity) still runs, on this machine."""
+    import psutil
+
+    pid, _, _ = identity.partition(":")
+    try:
+        return process_identity(int(pid)) == identity
+    except (ValueError, psutil.Error):
+        return False
+
+
 def lower_this_process() -> None:
     """Run the calling process, and the threads it starts from now on, in the background."""
     import psutil  # the reader processes have it loaded; the app's start-up does not

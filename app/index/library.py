@@ -42,6 +42,7 @@ from app.index.store import (
 )
 from app.index.terms import keyword_terms
 from app.index.vectors import VectorIndex
+from app.processes import is_running
 from app.workers import SerialWorker
 
 T = TypeVar("T")
@@ -389,6 +390,14 @@ class Library:
 
     async def queue(self) -> Queue:
         return await self.read(lambda store: store.queue())
+
+    async def claim_queued(self, path: str, owner: str) -> str | None:
+        """Claim a queued file for the process `owner`; None when it may read it, else the
+        other running Docent process reading it now."""
+        return await self.write(lambda store: store.claim_queued(path, owner, is_running))
+
+    async def release_queued(self, owner: str) -> None:
+        await self.write(lambda store: store.release_queued(owner))
 
     async def finish_queued(self, paths: Sequence[str]) -> None:
         await self.write(lambda store: store.finish_queued(paths))

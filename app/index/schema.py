@@ -236,6 +236,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             done INTEGER NOT NULL DEFAULT 0
         )""",
     ),
+    # 10: which process is reading a queued file (app/processes.py: process_identity), so that
+    # two Docent processes on one library (the window and `docent index --resume`) never read
+    # the same file at once; a claim whose process has ended is taken over.
+    ("ALTER TABLE queued_files ADD COLUMN claimed_by TEXT",),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

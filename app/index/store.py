@@ -13,7 +13,7 @@ import contextlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -538,6 +538,29 @@ class Store:
                 "SELECT path, root, force FROM queued_files WHERE NOT done ORDER BY id"
             ).fetchall()
         return Queue(done, [QueuedFile(r[0], r[1], bool(r[2])) for r in rows])
+
+    def claim_queued(self, path: str, owner: str, running: Callable[[str], bool]) -> str | None:
+        """Claim a queued file for `owner` (process_identity); None when it may go ahead, else
+        the running process that holds it. `running` tells whether a holder still runs."""
+        with self.writing():
+            row = self.db.execute(
+                "SELECT claimed_by FROM queued_files WHERE path = ? AND NOT done", [path]
+            ).fetchone()
+            if row is None:  # finished meanwhile, or never stored: reading it again is a skip
+                return None
+            holder = row[0]
+            if holder is not None and holder != owner and running(holder):
+                return str(holder)
+            self.db.execute("UPDATE queued_files SET claimed_by = ? WHERE path = ?", [owner, path])
+        return None
+
+    def release_queued(self, owner: str) -> None:
+        """The unfinished files `owner` claimed are free again (it stops indexing)."""
+        with self.writing():
+            self.db.execute(
+                "UPDATE queued_files SET claimed_by = NULL WHERE claimed_by = ? AND NOT done",
+                [owner],
+            )
 
     def finish_queued(self, paths: Sequence[str]) -> None:
         """Mark files finished; once none is left, the queue is emptied."""

@@ -65,6 +65,7 @@ from app.intake.events import (
 from app.intake.folders import Collected, OutsideLink, collect_files, still_inside
 from app.intake.progress import EmbeddingMeter, IndexingProgress, IntakeTimes, ReadingMeter
 from app.intake.watch import FolderChanges, FolderWatch
+from app.processes import process_identity
 from app.workers import Subscription, publish
 
 FINISHED_FLUSH_S = 1.0  # how often files done are marked so in the stored queue
@@ -112,6 +113,7 @@ class Intake:
         self._reading: ReadingMeter | None = None  # the running batch's
         self._finished: list[str] = []  # files done, not yet marked so in the stored queue
         self._marked_at = 0.0
+        self._identity: str | None = None  # this process, as its claims on stored files name it
         self.times = IntakeTimes()
 
     # --- what callers use ------------------------------------------------------------------
@@ -258,6 +260,8 @@ class Intake:
         # The files finished since the last mark: a stop says how many stay queued, and the
         # next start must begin there, not a second's files earlier.
         await self._mark_finished()
+        if self._identity is not None:  # the file abandoned is another process's to take
+            await self.library.release_queued(self._identity)
 
     # --- the queue ---------------------------------------------------------------------------
 
@@ -377,7 +381,13 @@ class Intake:
                 self._publish(FileStarted(path, batch.done_before + position, total))
                 meter.file_started()
                 force = batch.force or path in batch.forced
-                outcome = await self._index_file(path, force, collected.roots.get(path))
+                holder = await self._claim(path) if batch.stored else None
+                if holder is None:
+                    outcome = await self._index_file(path, force, collected.roots.get(path))
+                else:  # that process marks it finished
+                    outcome = FileSkipped(
+                        path, f"being indexed by another Docent process ({holder})"
+                    )
                 outcomes.append(outcome)
                 self._publish(outcome)
                 if isinstance(outcome, FileIndexed):
@@ -387,7 +397,7 @@ class Intake:
                 if meter.wants_embedding_speed:
                     meter.embedding_measured(await self._measure_embedding())
                 self._publish(meter.progress())
-                if batch.stored:
+                if batch.stored and holder is None:
                     self._finished.append(str(path))
                     if time.monotonic() - self._marked_at >= FINISHED_FLUSH_S:
                         await self._mark_finished()
@@ -410,6 +420,14 @@ class Intake:
                 removed += await self.library.remove(document.id)
             self._publish(FileRemoved(path))
         return removed
+
+    async def _claim(self, path: Path) -> str | None:
+        """None when this process may read the stored file `path`; else the other running
+        Docent process (the window, `docent index --resume`) reading it now, as "pid N"."""
+        if self._identity is None:
+            self._identity = await asyncio.to_thread(process_identity)
+        holder = await self.library.claim_queued(str(path), self._identity)
+        return None if holder is None else f"pid {holder.partition(':')[0]}"
 
     async def _mark_finished(self) -> None:
         paths, self._finished = self._finished, []

@@ -4,14 +4,17 @@ library (the next start) goes on where it stopped, and every file is read exactl
 from __future__ import annotations
 
 import contextlib
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from subprocess import PIPE
 
 import pytest
 
 import app.intake.progress as progress_module
 from app.documents.reader import DocumentReader, ReadLimits
-from app.index import EmbeddingProgress, Library
+from app.index import EmbeddingProgress, Library, QueuedFile
 from app.intake import (
     FileIndexed,
     FileSkipped,
@@ -22,6 +25,7 @@ from app.intake import (
     IntakeEvent,
     PauseChanged,
 )
+from app.processes import process_identity
 from app.settings import LibrarySettings
 from tests.integration.conftest import opened, run
 
@@ -191,3 +195,49 @@ def test_a_first_folders_time_left_includes_embedding_measured_as_it_reads(
     assert kept > 0
     embedded = [e for e in events if isinstance(e, EmbeddingProgress)]
     assert embedded[-1].done == embedded[-1].total  # the pass finished what the sample left
+
+
+def test_a_file_another_running_docent_is_reading_is_left_to_it_until_that_process_ends(
+    tmp_path: Path,
+) -> None:
+    """The window and `docent index --resume` on one library never read the same stored file
+    at once: a file claimed by another running process is skipped (and stays queued, its to
+    finish); once that process has ended, its claim is taken over."""
+    files = write_folder(tmp_path / "folder")[:6]
+    database = tmp_path / "library.sqlite3"
+    other = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=PIPE)
+    try:
+        claimed = str(files[2])
+
+        async def first_run() -> list[IntakeEvent]:
+            async with session(database) as intake:
+                await intake.library.queue_files([QueuedFile(str(f), None, False) for f in files])
+                assert (
+                    await intake.library.claim_queued(claimed, process_identity(other.pid)) is None
+                )
+                with intake.subscribe() as events:
+                    await intake.resume()
+                    return await until(events, Idle)
+
+        events = run(first_run())
+        skipped = [e for e in events if isinstance(e, FileSkipped)]
+        assert [(e.path, e.reason) for e in skipped] == [
+            (files[2], f"being indexed by another Docent process (pid {other.pid})")
+        ]
+        assert sorted(indexed(events)) == sorted(f.name for f in files if f != files[2])
+    finally:
+        assert other.stdin is not None
+        other.stdin.close()
+        other.wait(timeout=30)
+
+    async def second_run() -> tuple[list[IntakeEvent], list[QueuedFile]]:
+        async with session(database) as intake:
+            assert [f.path for f in (await intake.library.queue()).left] == [claimed]
+            with intake.subscribe() as events:
+                await intake.resume()
+                seen = await until(events, Idle)
+            return seen, (await intake.library.queue()).left
+
+    events, left = run(second_run())
+    assert indexed(events) == [files[2].name]  # the ended process's claim, taken over
+    assert left == []
