@@ -9,7 +9,7 @@ summaries and conversations).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -185,11 +185,19 @@ class Docent:
         return True
 
     async def render_page(
-        self, path: Path, page: int, zoom: float = 1.5, passage: str = ""
+        self,
+        path: Path,
+        page: int,
+        zoom: float = 1.5,
+        passage: str = "",
+        used: Sequence[str] = (),
     ) -> RenderedPage:
-        """A page as a picture; of an indexed document, only from the file as it was indexed."""
+        """A page as a picture, the passage and the `used` sentences of it marked; of an
+        indexed document, only from the file as it was indexed."""
         shown = await self.library.page_to_show(str(path), page)
-        return await self._previewer.render(path, page, zoom, passage, shown.words, shown.indexed)
+        return await self._previewer.render(
+            path, page, zoom, passage, shown.words, shown.indexed, used
+        )
 
     async def apply_settings(self, settings: Settings) -> None:
         """Use new settings from now on: a changed local model reloads at the next question,

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from app.answering.facts import NO_FACTS, Evidence, Facts, facts_of, ungrouped
+from app.documents.render import sentences
 from app.index.terms import keyword_terms, stated_values
 
 _MARKER = re.compile(r"\[(\d{1,2}(?:\s*[,;]\s*\d{1,2})*)\]")
@@ -240,3 +241,43 @@ def _marker(attribution: Attribution) -> str:
 def keyword_terms_all(text: str) -> list[str]:
     """Content words of any length of text (retrieval caps a question's terms; this must not)."""
     return keyword_terms(text, limit=None)
+
+
+# What closes the sentence before a marker: the marker may stand after its stop ("rules. [1]").
+_CLAIM_START = re.compile(r".*[.!?。！？\n](?=.)", re.DOTALL)
+
+
+def claims_citing(answer: str, number: int) -> list[str]:
+    """The sentences of a cited answer (the model's markers or mark()'s) that cite source
+    `number`, without their markers."""
+    claims = []
+    for match in _MARKER.finditer(answer):
+        if number not in map(int, _NUMBER.findall(match.group(1))):
+            continue
+        before = answer[: match.start()].rstrip().rstrip(_SENTENCE_STOPS)
+        opened = _CLAIM_START.match(before)
+        claim = _MARKER.sub(" ", before[opened.end() if opened else 0 :]).strip()
+        if claim:
+            claims.append(claim)
+    return claims
+
+
+def supporting_sentences(passage: str, claims: Sequence[str]) -> tuple[str, ...]:
+    """The sentences of `passage` that the `claims` rest on, in the passage's order: for each
+    claim, the sentence sharing most of its values and content words (two words at least, or
+    a value, or its only word); none for a claim the passage supports only as a whole."""
+    candidates = [
+        (sentence, set(keyword_terms_all(sentence)), stated_values(ungrouped(sentence)))
+        for sentence in sentences(passage)
+    ]
+    chosen: set[int] = set()
+    for claim in claims:
+        terms = set(keyword_terms_all(claim))
+        values = stated_values(ungrouped(claim))
+        best, shared = -1, (0, 0)
+        for index, (_sentence, held, stated) in enumerate(candidates):
+            if (score := (len(values & stated), len(terms & held))) > shared:
+                best, shared = index, score
+        if shared[0] or shared[1] >= min(MIN_SHARED_TERMS, len(terms)) > 0:
+            chosen.add(best)
+    return tuple(candidates[index][0] for index in sorted(chosen))

@@ -3,7 +3,7 @@ then Finished or Failed. The CLI, the window, the MCP server and the tests read 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.answering.metrics import AnswerMetrics
@@ -27,6 +27,9 @@ class Source:
     heading: str | None
     text: str
     score: float
+    # The sentences of `text` the answer rests on (citations.supporting_sentences): what the
+    # window shows of a source and marks apart on its page. Not part of what the source is.
+    used: tuple[str, ...] = field(default=(), compare=False)
 
     @classmethod
     def from_passage(cls, number: int, passage: Passage) -> Source:

@@ -115,13 +115,16 @@ class DocumentReader:
         passage: str = "",
         words: Sequence[WordBox] = (),
         indexed: tuple[int, int] | None = None,
+        used: Sequence[str] = (),
     ) -> RenderedPage:
-        """The page as a picture, the passage marked (`words`: the page's, if OCR read it).
+        """The page as a picture, the passage marked, and the `used` sentences of it apart
+        (`words`: the page's, if OCR read it).
         `indexed`: the file's size and time when it was indexed; a file changed since (or
         swapped for a link to another) is refused when the child opens it, not shown."""
         request = {"op": "render", "path": str(path), "page": page, "indexed": indexed}
         message = await self._run(
-            self._request, request | {"zoom": zoom, "passage": passage, "words": list(words)}
+            self._request,
+            request | {"zoom": zoom, "passage": passage, "words": list(words), "used": list(used)},
         )
         return RenderedPage(
             png=base64.b64decode(message["png"]),
@@ -129,6 +132,7 @@ class DocumentReader:
             pages=message["pages"],
             label=message["label"],
             highlights=tuple(tuple(rect) for rect in message["highlights"]),
+            used=tuple(tuple(rect) for rect in message["used"]),
         )
 
     async def ocr(self, path: Path, page: int, indexed: tuple[int, int]) -> PageOcred:

@@ -123,6 +123,7 @@ def render(path: Path, request: dict[str, Any], send: Send) -> None:
         request["zoom"],
         request["passage"],
         [tuple(word) for word in request["words"]],
+        request.get("used", ()),
     )
     send(
         {
@@ -132,6 +133,7 @@ def render(path: Path, request: dict[str, Any], send: Send) -> None:
             "pages": page.pages,
             "label": page.label,
             "highlights": page.highlights,
+            "used": page.used,
         }
     )
 

@@ -1,6 +1,12 @@
 from dataclasses import dataclass
 
-from app.answering.citations import Attribution, CitationTracker, mark
+from app.answering.citations import (
+    Attribution,
+    CitationTracker,
+    claims_citing,
+    mark,
+    supporting_sentences,
+)
 
 
 @dataclass(frozen=True)
@@ -262,3 +268,39 @@ def test_an_english_answer_to_chinese_passages_is_checked_by_its_facts() -> None
     # A fact no passage states leaves it unverified, whichever passage the facts chose.
     tracker = CitationTracker(changelog, question)
     assert attributions(tracker, ["Python 3.10 support took 6 days."])[0].missing == ("6",)
+
+
+def test_the_sentences_citing_a_source_are_found_with_the_markers_before_or_after_the_stop() -> (
+    None
+):
+    answer = (
+        "Invoices are kept for seven years [2]. The programme covers privacy. [1] "
+        "员工档案保存十年[3]。Archives go after 24 months [1, 2]."
+    )
+    assert claims_citing(answer, 2) == [
+        "Invoices are kept for seven years",
+        "Archives go after 24 months",
+    ]
+    assert claims_citing(answer, 1) == [
+        "The programme covers privacy",
+        "Archives go after 24 months",
+    ]
+    assert claims_citing(answer, 3) == ["员工档案保存十年"]
+    assert claims_citing(answer, 4) == []
+
+
+def test_the_sentences_a_source_supports_an_answer_with_are_picked_in_its_order() -> None:
+    passage = (
+        "Customer invoices must be retained for seven years after the end of the fiscal year. "
+        "Email archives are deleted after 24 months unless a legal hold applies. "
+        "Personal data is encrypted at rest."
+    )
+    claims = ["Email archives go after 24 months", "Invoices are kept for seven years"]
+    assert supporting_sentences(passage, claims) == (
+        "Customer invoices must be retained for seven years after the end of the fiscal year.",
+        "Email archives are deleted after 24 months unless a legal hold applies.",
+    )
+    assert supporting_sentences(passage, ["The weather was fine"]) == ()
+    assert supporting_sentences(
+        "员工档案保存十年。财务凭证保存十五年。", ["财务凭证要保存十五年"]
+    ) == ("财务凭证保存十五年。",)
