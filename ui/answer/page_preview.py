@@ -1,22 +1,26 @@
-"""A cited page, rendered by PyMuPDF off the GUI thread, with the passage highlighted."""
+"""A cited page, rendered by PyMuPDF off the GUI thread, with the passage highlighted: faintly
+the whole passage, strongly the sentences the answer used; opened fitting the window's width
+and scrolled to them."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QRectF, QUrl, Signal
-from PySide6.QtGui import QColor, QDesktopServices, QImage, QPainter, QPixmap
+from PySide6.QtCore import QCoreApplication, QRectF, Qt, QUrl, Signal
+from PySide6.QtGui import QColor, QDesktopServices, QGuiApplication, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QLabel,
-    QPushButton,
     QScrollArea,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from app.answering import Source
 from app.bootstrap import Docent
 from app.documents.chunking import cited_as
 from app.documents.render import RenderedPage
@@ -24,7 +28,12 @@ from app.errors import DocentError
 from ui.background import Background
 from ui.plain import plain_label
 
-_HIGHLIGHT = QColor(255, 210, 0, 90)
+# Marker yellow: the passage faintly, so the sentences the answer used lead the eye.
+PASSAGE_TINT = QColor(255, 210, 0, 45)
+USED_TINT = QColor(255, 196, 0, 120)
+MIN_ZOOM, MAX_ZOOM = 0.5, 4.0
+FIT_TOLERANCE = 0.02  # a fitting zoom this close to the one drawn is not worth drawing again
+SCROLL_MARGIN = 48  # pixels shown above the first highlight
 
 
 class PagePreview(QDialog):
@@ -39,43 +48,81 @@ class PagePreview(QDialog):
         page: int,
         passage: str = "",
         parent: QWidget | None = None,
+        *,
+        used: Sequence[str] = (),
+        title: str = "",
     ) -> None:
         super().__init__(parent)  # owned by the window: Qt deletes it with the window
         self.docent = docent
         self.path = path
         self.cited_page = page
         self.passage = passage
+        self.used = tuple(used)
         self.page = page
         self.zoom = 1.5
+        self.fit_width = True  # until the user zooms
         self.rendered: RenderedPage | None = None
         self.background = Background(self._cannot_show)
         self.loading: asyncio.Task[None] | None = None  # the render in flight
-        self.setWindowTitle(f"{path.name} — Docent")
+        self.setWindowTitle(title or self.tr("{file} — Docent").format(file=path.name))
         self.image = QLabel()
-        scroll = QScrollArea()
-        scroll.setWidget(self.image)
-        scroll.setWidgetResizable(True)
-        scroll.setAccessibleName("Page")
+        self.image.setAccessibleName(self.tr("Page image"))
+        self.page_view = QScrollArea()
+        self.page_view.setWidget(self.image)
+        self.page_view.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        self.page_view.setAccessibleName(self.tr("Page"))
         self.position = plain_label()  # or the PDF reader's error
-        buttons = {  # text: (what a screen reader says, the action)
-            "◀": ("Previous page", lambda: self.go(self.page - 1)),
-            "▶": ("Next page", lambda: self.go(self.page + 1)),
-            "−": ("Zoom out", lambda: self.set_zoom(self.zoom / 1.25)),
-            "+": ("Zoom in", lambda: self.set_zoom(self.zoom * 1.25)),
-            "Open in system viewer": ("", self.open_externally),
-        }
         bar = QHBoxLayout()
-        for text, (name, action) in buttons.items():
-            button = QPushButton(text)
-            button.setAccessibleName(name)
-            button.clicked.connect(action)
-            bar.addWidget(button)
-        bar.insertWidget(2, self.position, 1)
+        bar.setSpacing(2)
+        self.copy_passage = self._tool("⧉", self.tr("Copy passage"), self.copy)
+        self.copy_passage.setEnabled(bool(passage))
+        for glyph, name, action in (
+            ("◀", self.tr("Previous page"), lambda: self.go(self.page - 1)),
+            ("▶", self.tr("Next page"), lambda: self.go(self.page + 1)),
+        ):
+            bar.addWidget(self._tool(glyph, name, action))
+        bar.addWidget(self.position, 1)
+        for glyph, name, action in (
+            ("−", self.tr("Zoom out"), lambda: self.set_zoom(self.zoom / 1.25)),
+            ("+", self.tr("Zoom in"), lambda: self.set_zoom(self.zoom * 1.25)),
+            ("↔", self.tr("Fit to width"), self.fit),
+        ):
+            bar.addWidget(self._tool(glyph, name, action))
+        bar.addWidget(self.copy_passage)
+        bar.addWidget(self._tool("↗", self.tr("Open in system viewer"), self.open_externally))
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
         layout.addLayout(bar)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(self.page_view, 1)
         self.resize(800, 900)
         self.go(page)
+
+    @classmethod
+    def of_source(
+        cls, docent: Docent, source: Source, parent: QWidget | None = None
+    ) -> PagePreview:
+        """The page a citation names, titled by it, its used sentences marked apart."""
+        title = QCoreApplication.translate(
+            "PagePreview", "Source [{number}] — {file}, {page}"
+        ).format(number=source.number, file=source.document, page=cited_as(source.page_label))
+        return cls(
+            docent,
+            Path(source.path),
+            source.page,
+            source.text,
+            parent,
+            used=source.used,
+            title=title,
+        )
+
+    def _tool(self, glyph: str, name: str, action: Callable[[], object]) -> QToolButton:
+        button = QToolButton()
+        button.setText(glyph)
+        button.setToolTip(name)
+        button.setAccessibleName(name)
+        button.setAutoRaise(True)
+        button.clicked.connect(action)
+        return button
 
     def go(self, page: int) -> None:
         if self.rendered and not 1 <= page <= self.rendered.pages:
@@ -86,37 +133,93 @@ class PagePreview(QDialog):
         self.loading = self.background.run(self._load())
 
     def set_zoom(self, zoom: float) -> None:
-        self.zoom = min(4.0, max(0.5, zoom))
+        self.fit_width = False
+        self.zoom = min(MAX_ZOOM, max(MIN_ZOOM, zoom))
         self.go(self.page)
+
+    def fit(self) -> None:
+        self.fit_width = True
+        self.go(self.page)
+
+    def copy(self) -> None:
+        QGuiApplication.clipboard().setText(" ".join(self.used) or self.passage)
 
     def open_externally(self) -> None:
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.path)))
 
     async def _load(self) -> None:
-        passage = self.passage if self.page == self.cited_page else ""
-        try:
-            rendered = await self.docent.render_page(self.path, self.page, self.zoom, passage)
-        except (DocentError, OSError, RuntimeError) as error:
-            self._cannot_show(error)
+        on_cited_page = self.page == self.cited_page
+        rendered = await self._render(on_cited_page)
+        if rendered is None:
             return
+        if self.fit_width:
+            # The page's width is known once it is drawn: a page of another width is drawn again.
+            fitting = self._fitting_zoom(rendered)
+            if abs(fitting - self.zoom) > FIT_TOLERANCE * self.zoom:
+                self.zoom = fitting
+                if (rendered := await self._render(on_cited_page)) is None:
+                    return
         self.rendered = rendered
-        image = QImage.fromData(rendered.png)  # the format is read from the data
-        pixmap = QPixmap.fromImage(image)
-        painter = QPainter(pixmap)
-        for x0, y0, x1, y1 in rendered.highlights:
-            painter.fillRect(QRectF(x0, y0, x1 - x0, y1 - y0), _HIGHLIGHT)
-        painter.end()
+        ratio = self.devicePixelRatioF()
+        # Decoding a page's PNG takes tens of ms: off the GUI thread (a QImage may be used on
+        # any thread, unlike a QPixmap).
+        pixmap = QPixmap.fromImage(await asyncio.to_thread(_painted, rendered))
+        pixmap.setDevicePixelRatio(ratio)  # drawn at the screen's pixels: sharp on HiDPI
         self.image.setPixmap(pixmap)
+        self.image.resize(pixmap.deviceIndependentSize().toSize())
+        if first := rendered.used[:1] or rendered.highlights[:1]:
+            self.page_view.verticalScrollBar().setValue(round(first[0][1] / ratio) - SCROLL_MARGIN)
+        found = (
+            self.tr(" · the sentences used highlighted")
+            if rendered.used
+            else self.tr(" · cited passage highlighted")
+            if rendered.highlights
+            else ""
+        )
         self.position.setText(
-            f"{cited_as(rendered.label)} (page {rendered.page} of {rendered.pages}) · "
-            f"{self.zoom:.0%}" + (" · cited passage highlighted" if rendered.highlights else "")
+            self.tr("{label} (page {page} of {pages}) · {zoom}").format(
+                label=cited_as(rendered.label),
+                page=rendered.page,
+                pages=rendered.pages,
+                zoom=f"{self.zoom:.0%}",
+            )
+            + found
         )
         self.loaded.emit()
 
+    async def _render(self, on_cited_page: bool) -> RenderedPage | None:
+        try:
+            return await self.docent.render_page(
+                self.path,
+                self.page,
+                self.zoom * self.devicePixelRatioF(),
+                self.passage if on_cited_page else "",
+                self.used if on_cited_page else (),
+            )
+        except (DocentError, OSError, RuntimeError) as error:
+            self._cannot_show(error)
+            return None
+
+    def _fitting_zoom(self, rendered: RenderedPage) -> float:
+        drawn = int.from_bytes(rendered.png[16:20], "big") / self.devicePixelRatioF()  # PNG's IHDR
+        width = self.page_view.viewport().width() - self.page_view.verticalScrollBar().sizeHint().width()
+        return min(MAX_ZOOM, max(MIN_ZOOM, self.zoom * width / max(drawn, 1.0)))
+
     def _cannot_show(self, error: BaseException) -> None:
-        self.position.setText(f"cannot show this page: {error}")
+        self.position.setText(self.tr("cannot show this page: {error}").format(error=error))
         self.loaded.emit()
 
     async def close_async(self) -> None:
         await self.background.close()
         self.close()
+
+
+def _painted(rendered: RenderedPage) -> QImage:
+    # The format is read from the data; drawn on in one that takes any colour.
+    image = QImage.fromData(rendered.png).convertToFormat(QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    for boxes, tint in ((rendered.highlights, PASSAGE_TINT), (rendered.used, USED_TINT)):
+        for x0, y0, x1, y1 in boxes:
+            painter.fillRect(QRectF(x0, y0, x1 - x0, y1 - y0), tint)
+    painter.end()
+    return image
