@@ -20,6 +20,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from ui.garbage import GuiThreadGarbageCollector
+from ui.theme import apply_theme
 from ui.window.main_window import MainWindow
 
 
@@ -62,6 +63,7 @@ def run(
     # The dock and task bar match the window to the installed docent.desktop (Wayland needs it).
     app.setDesktopFileName("docent")
     app.setWindowIcon(QIcon(str(resources.files("resources").joinpath("docent.svg"))))
+    apply_theme(app)
     collector = GuiThreadGarbageCollector(app)
     collector.start()
     try:

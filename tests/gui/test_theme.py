@@ -6,14 +6,30 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QPoint
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from app.answering import Finished, Source
 from app.answering.metrics import AnswerMetrics
+from app.bootstrap import Docent
 from app.intake import FileFailed
+from ui.answer.source_cards import SourceCard, Thumbnails
+from ui.answer.turns import TurnsView
+from ui.background import Background
 from ui.library.documents_panel import STATUS, DocumentsPanel
-from ui.theme import dark_palette, error_colour, is_dark
+from ui.theme import (
+    apply_theme,
+    canvas_colour,
+    card_colour,
+    contrast,
+    dark_palette,
+    error_colour,
+    is_dark,
+    muted_colour,
+    text_pairs,
+)
 from ui.window.session_panel import SessionPanel
 
 
@@ -46,19 +62,6 @@ def test_switching_to_a_dark_palette_recolours_the_chart_and_failures(
     assert failed.foreground(STATUS).color() == error_colour(dark_palette()) == QColor("#ef9a9a")
 
 
-def luminance(colour: QColor) -> float:
-    """Relative luminance, as WCAG defines it."""
-    linear = [
-        c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in colour.getRgbF()[:3]
-    ]
-    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-
-def contrast(one: QColor, other: QColor) -> float:
-    darker, lighter = sorted((luminance(one), luminance(other)))
-    return (lighter + 0.05) / (darker + 0.05)
-
-
 def test_tick_boxes_stand_out_on_a_dark_palette(qtbot: QtBot) -> None:
     documents = DocumentsPanel()
     qtbot.addWidget(documents)
@@ -78,3 +81,66 @@ def test_tick_boxes_stand_out_on_a_dark_palette(qtbot: QtBot) -> None:
             for y in range(rect.top(), rect.bottom())
         ]
         assert max(contrast(pixel, background) for pixel in box) >= 3, f"row {row}"
+
+
+def test_every_text_colour_reads_at_aa_on_its_background_in_light_and_dark(
+    system_palette: QPalette,
+) -> None:
+    """Route chips, citation chips, muted, error and answer text on cards, the canvas and the
+    window: each pair the window draws, measured in both palettes."""
+    for palette in (system_palette, dark_palette()):
+        pairs = text_pairs(palette)
+        assert {"cache route chip", "fallback route chip", "citation chip"} <= set(pairs)
+        for name, (text, background) in pairs.items():
+            ratio = contrast(text, background)
+            assert ratio >= 4.5, f"{name}: {text.name()} on {background.name()} is {ratio:.2f}:1"
+
+
+@pytest.fixture
+def themed(qapp: QApplication, system_palette: QPalette) -> Iterator[QApplication]:
+    font = qapp.font()
+    theme = apply_theme(qapp)
+    yield qapp
+    qapp.removeEventFilter(theme)
+    theme.deleteLater()
+    qapp.setStyleSheet("")
+    qapp.setFont(font)
+
+
+def test_cards_stand_off_the_canvas_in_light_and_dark_and_meta_text_is_muted(
+    themed: QApplication, qtbot: QtBot, docent: Docent
+) -> None:
+    view = TurnsView(Thumbnails(docent), Background(lambda error: None))
+    qtbot.addWidget(view)
+    view.resize(600, 400)
+    view.show()
+    card = view.begin("How long are invoices kept?")
+    card.apply(
+        Finished(
+            "Seven years.",
+            (),
+            AnswerMetrics("local", "m", "why", 0.01, 0.5, 1.0, 10, 5, 20.0, 0.0),
+            1,
+            False,
+            None,
+        )
+    )
+    qtbot.waitUntil(lambda: card.isVisible() and card.geometry().right() < view.width())
+    source = SourceCard(Source(1, 1, 1, "a.pdf", "/a.pdf", 1, "1", "Retention", "Kept.", 0.5))
+    qtbot.addWidget(source)
+    for palette in (themed.palette(), dark_palette()):
+        themed.setPalette(palette)
+        base = palette.color(QPalette.ColorRole.Base)
+        qtbot.waitUntil(lambda base=base: view.palette().color(QPalette.ColorRole.Base) == base)
+        image = view.grab().toImage()
+        on_card = image.pixelColor(card.mapTo(view, card.rect().topRight() + QPoint(-20, 20)))
+        on_canvas = image.pixelColor(view.width() // 2, view.height() - 8)  # below the card
+        assert on_canvas == canvas_colour(palette)
+        assert on_card == card_colour(palette)
+        assert abs(on_card.lightness() - on_canvas.lightness()) >= 6
+        if is_dark(palette):
+            assert on_card.lightness() > on_canvas.lightness()  # one step lighter
+        source.ensurePolished()
+        muted = source.page.palette().color(QPalette.ColorRole.WindowText)
+        assert muted == muted_colour(palette)
+        assert contrast(muted, card_colour(palette)) >= 4.5

@@ -1,5 +1,7 @@
-"""The sources under an answer as cards: document, page, heading, score, and a thumbnail of the
-cited region of the page (rendered in the reader process, off the GUI thread, and cached)."""
+"""The sources under an answer as cards, in number order, wrapping as the width allows: the
+document's whole name, the page and heading, the sentence the answer used (words a reader can
+read, where a crop of the page was 3 px glyphs), and a miniature of the page showing where on
+it the passage is (rendered in the reader process, off the GUI thread, and cached)."""
 
 from __future__ import annotations
 
@@ -7,30 +9,48 @@ import asyncio
 from collections import OrderedDict
 from pathlib import Path
 
-from PySide6.QtCore import QRect, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QImage, QKeyEvent, QMouseEvent, QPixmap
+from PySide6.QtCore import QEvent, QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QGuiApplication,
+    QImage,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPixmap,
+    QTextLayout,
+)
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from shiboken6 import Shiboken
 
 from app.answering import Source
 from app.bootstrap import Docent
 from app.documents.chunking import cited_as
+from app.documents.render import Box, sentences
 from app.errors import DocentError
 from ui.background import Background
+from ui.flow_layout import FlowLayout
 from ui.plain import plain_label, plain_tooltip
+from ui.theme import META_SCALE, SPACING, is_dark, scaled
 
-THUMBNAIL_WIDTH = 168
-THUMBNAIL_HEIGHT = 96
-THUMBNAIL_ZOOM = 2.0  # pixels per point of the page, before the region is scaled to the card
-THUMBNAIL_MARGIN = 12  # pixels around the passage
+CARD_WIDTH = 288
+MINIATURE_WIDTH = 48  # the page, whole: where the passage sits on it, not its words
+MINIATURE_ZOOM = 0.25  # pixels per point the page is drawn at, before it is scaled down
+HEADING_LINES = 2
+SNIPPET_LINES = 3
 CACHED_THUMBNAILS = 64
 PASSAGE_TIP_CHARS = 600
+PASSAGE_TINT = QColor(255, 200, 0, 110)
+USED_TINT = QColor(230, 130, 0, 230)
+DARK_DIMMING = QColor(0, 0, 0, 38)  # a white page drawn at 85 %: no glare on a dark window
 
-ThumbnailKey = tuple[str, int, str]
+ThumbnailKey = tuple[str, int, str, tuple[str, ...]]
 
 
 class Thumbnails:
-    """The cited region of each source's page: rendered once, kept for the most recent
+    """Each source's page in miniature: rendered once, kept for the most recent
     CACHED_THUMBNAILS sources, shared by every card that shows the same passage."""
 
     def __init__(self, docent: Docent) -> None:
@@ -63,39 +83,70 @@ class Thumbnails:
     async def _render(self, source: Source) -> QPixmap | None:
         try:
             rendered = await self.docent.render_page(
-                Path(source.path), source.page, THUMBNAIL_ZOOM, source.text
+                Path(source.path), source.page, MINIATURE_ZOOM, source.text, source.used
             )
         except (DocentError, OSError, RuntimeError):
             return None
         ratio = QGuiApplication.primaryScreen().devicePixelRatio()  # sharp on HiDPI screens
-        # Decoding a whole page's PNG and scaling it takes tens of ms: off the GUI thread
-        # (QImage, unlike QPixmap, may be used on any thread).
-        image = await asyncio.to_thread(_cited_region, rendered.png, rendered.highlights, ratio)
+        # Decoding a page's PNG and scaling it: off the GUI thread (QImage, unlike QPixmap, may
+        # be used on any thread).
+        image = await asyncio.to_thread(
+            _miniature, rendered.png, rendered.highlights, rendered.used, ratio
+        )
         pixmap = QPixmap.fromImage(image)
         pixmap.setDevicePixelRatio(ratio)
         return pixmap
 
 
 def _key(source: Source) -> ThumbnailKey:
-    return (source.path, source.page, source.text)
+    return (source.path, source.page, source.text, source.used)
 
 
-def _cited_region(png: bytes, highlights: tuple[tuple[float, ...], ...], ratio: float) -> QImage:
-    """The passage's start and its width of the page (the page's top when it was not found),
-    in the card's proportions, scaled to the card: margins would only shrink the text."""
-    image = QImage.fromData(png)
-    left, right, top = 0, image.width(), 0
-    if highlights:
-        margin = THUMBNAIL_MARGIN
-        left = max(0, round(min(box[0] for box in highlights)) - margin)
-        right = min(image.width(), round(max(box[2] for box in highlights)) + margin)
-        top = max(0, round(min(box[1] for box in highlights)) - margin)
-    width = right - left
-    height = min(image.height() - top, round(width * THUMBNAIL_HEIGHT / THUMBNAIL_WIDTH))
-    region = image.copy(QRect(left, top, width, height))
-    return region.scaledToWidth(
-        round(THUMBNAIL_WIDTH * ratio), Qt.TransformationMode.SmoothTransformation
+def _miniature(png: bytes, passage: tuple[Box, ...], used: tuple[Box, ...], ratio: float) -> QImage:
+    """The page scaled to the card, the passage tinted and the sentences used marked strongly:
+    a glance tells where on the page the answer comes from."""
+    image = QImage.fromData(png).convertToFormat(QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    for boxes, tint in ((passage, PASSAGE_TINT), (used, USED_TINT)):
+        for x0, y0, x1, y1 in boxes:
+            painter.fillRect(QRectF(x0, y0, x1 - x0, y1 - y0), tint)
+    painter.end()
+    return image.scaledToWidth(
+        round(MINIATURE_WIDTH * ratio), Qt.TransformationMode.SmoothTransformation
     )
+
+
+def elided_name(name: str, metrics: QFontMetrics, width: int) -> str:
+    """A file name cut at its end, its extension kept: "northwind-retent….pdf"."""
+    if metrics.horizontalAdvance(name) <= width:
+        return name
+    stem, dot, extension = name.rpartition(".")
+    if not dot or not stem or len(extension) > 5:  # no extension worth keeping
+        return metrics.elidedText(name, Qt.TextElideMode.ElideRight, width)
+    tail = f".{extension}"
+    room = width - metrics.horizontalAdvance(tail)
+    return metrics.elidedText(stem, Qt.TextElideMode.ElideRight, room) + tail
+
+
+def clamped(text: str, font: QFont, width: int, lines: int) -> str:
+    """`text` as it wraps in `width`, cut to `lines` lines, the last one ending in "…"."""
+    layout = QTextLayout(text, font)
+    layout.beginLayout()
+    starts: list[int] = []
+    while len(starts) <= lines and (line := layout.createLine()).isValid():
+        line.setLineWidth(width)
+        starts.append(line.textStart())
+    layout.endLayout()
+    if len(starts) <= lines:
+        return text
+    last = text[starts[lines - 1] :]
+    end = QFontMetrics(font).elidedText(last, Qt.TextElideMode.ElideRight, width)
+    return text[: starts[lines - 1]].rstrip() + "\n" + end
+
+
+def snippet_of(source: Source) -> str:
+    """What a card quotes: the sentences the answer used, else the passage's first."""
+    return " ".join(source.used or sentences(source.text)[:1] or [source.text])
 
 
 class SourceCard(QFrame):
@@ -103,45 +154,93 @@ class SourceCard(QFrame):
 
     clicked = Signal(object)
 
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: Source, best: bool = False) -> None:
         super().__init__()
         self.source = source
         self.setObjectName("sourceCard")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setFixedWidth(CARD_WIDTH)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setAccessibleName(f"Source {source.number}: {source.where}")
-        self.setToolTip(plain_tooltip(_passage_tip(source.text)))
-        self.thumbnail = QLabel()
-        self.thumbnail.setFixedSize(THUMBNAIL_WIDTH, THUMBNAIL_HEIGHT)
-        self.thumbnail.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.document = plain_label(f"[{source.number}] {source.document}")
-        self.document.setMaximumWidth(THUMBNAIL_WIDTH)
-        self.page = plain_label(
-            cited_as(source.page_label) + (f" — {source.heading}" if source.heading else "")
+        self.setAccessibleName(
+            self.tr("Source {number}: {where}").format(number=source.number, where=source.where)
         )
-        self.page.setMaximumWidth(THUMBNAIL_WIDTH)
-        self.score = plain_label(f"score {source.score:.3f}")
-        self.score.setForegroundRole(self.score.foregroundRole().PlaceholderText)
-        for label in (self.document, self.page):
-            label.setText(
-                label.fontMetrics().elidedText(
-                    label.text(), Qt.TextElideMode.ElideMiddle, THUMBNAIL_WIDTH
-                )
-            )
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.setSpacing(2)
+        self.setToolTip(plain_tooltip(self._tip(best)))
+        self._page_image: QPixmap | None = None
+        self.thumbnail = QLabel()
+        self.thumbnail.setFixedWidth(MINIATURE_WIDTH)
+        self.thumbnail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignHCenter)
+        text_width = CARD_WIDTH - MINIATURE_WIDTH - 3 * SPACING
+        # Fonts set here, not by the style sheet: the words are fitted to them now.
+        self.best = plain_label(self.tr("best match") if best else "")
+        self.best.setObjectName("sourceMeta")
+        self.best.setFont(scaled(self.font(), META_SCALE))
+        self.best.setVisible(best)
+        self.document = plain_label()
+        self.document.setObjectName("sourceTitle")
+        title_font = QFont(self.font())
+        title_font.setWeight(QFont.Weight.DemiBold)
+        self.document.setFont(title_font)
+        metrics = QFontMetrics(title_font)
+        number = f"[{source.number}] "
+        room = text_width - metrics.horizontalAdvance(number)
+        if best:
+            room -= QFontMetrics(self.best.font()).horizontalAdvance(self.best.text()) + SPACING
+        self.document.setText(number + elided_name(source.document, metrics, room))
+        where = cited_as(source.page_label) + (f" · {source.heading}" if source.heading else "")
+        self.page = plain_label()
+        self.page.setObjectName("sourceMeta")
+        self.page.setFont(scaled(self.font(), META_SCALE))
+        self.page.setWordWrap(True)
+        self.page.setText(clamped(where, self.page.font(), text_width, HEADING_LINES))
+        self.snippet = plain_label()
+        self.snippet.setWordWrap(True)
+        self.snippet.setText(
+            clamped(snippet_of(source), self.snippet.font(), text_width, SNIPPET_LINES)
+        )
+        heading = QHBoxLayout()
+        heading.setSpacing(SPACING)
+        heading.addWidget(self.document, 1)
+        heading.addWidget(self.best)
+        words = QVBoxLayout()
+        words.setSpacing(2)
+        words.addLayout(heading)
+        words.addWidget(self.page)
+        words.addWidget(self.snippet)
+        words.addStretch(1)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
+        layout.setSpacing(SPACING)
         layout.addWidget(self.thumbnail)
-        layout.addWidget(self.document)
-        layout.addWidget(self.page)
-        layout.addWidget(self.score)
+        layout.addLayout(words, 1)
+
+    def _tip(self, best: bool) -> str:
+        score = self.tr(
+            "Relevance {score:.3f}{best}: how strongly search ranked this passage for the "
+            "question (keyword and meaning searches combined). It orders the sources of one "
+            "answer; it is not a percentage."
+        ).format(score=self.source.score, best=self.tr(", the best") if best else "")
+        return f"{self.source.where}\n\n{_passage_tip(self.source.text)}\n\n{score}"
 
     def show_thumbnail(self, pixmap: QPixmap | None) -> None:
-        if pixmap is None:
-            self.thumbnail.setText("no preview")
-        else:
-            self.thumbnail.setPixmap(pixmap)
+        self._page_image = pixmap
+        self._show_page()
+
+    def _show_page(self) -> None:
+        if self._page_image is None:
+            self.thumbnail.setText(self.tr("no preview"))
+            return
+        shown = self._page_image
+        if is_dark(self.palette()):
+            shown = QPixmap(self._page_image)  # a copy: the cache keeps the page undimmed
+            painter = QPainter(shown)
+            painter.fillRect(shown.rect(), DARK_DIMMING)
+            painter.end()
+        self.thumbnail.setPixmap(shown)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self._page_image is not None:
+            self._show_page()
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
@@ -160,9 +259,10 @@ def _passage_tip(text: str) -> str:
 
 
 class SourceCards(QWidget):
-    """The cited sources of one answer, in a row. Signals: source_clicked(object) — a Source.
+    """The cited sources of one answer, by number, wrapping onto more rows as they need.
+    Signals: source_clicked(object) — a Source.
 
-    Thumbnails load as the owner's background work; `loading` is the last such task."""
+    Miniatures load as the owner's background work; `loading` is the last such task."""
 
     source_clicked = Signal(object)
 
@@ -172,17 +272,16 @@ class SourceCards(QWidget):
         self.background = background
         self.cards: list[SourceCard] = []
         self.loading: asyncio.Task[None] | None = None
-        self._row = QHBoxLayout(self)
-        self._row.setContentsMargins(0, 0, 0, 0)
-        self._row.addStretch(1)
+        self._flow = FlowLayout(self)
 
     def show_sources(self, sources: tuple[Source, ...] | list[Source]) -> None:
-        for source in sources:
-            card = SourceCard(source)
+        best = max((source.score for source in sources), default=None)
+        for source in sorted(sources, key=lambda s: s.number):
+            card = SourceCard(source, best=len(sources) > 1 and source.score == best)
             card.clicked.connect(self.source_clicked)
             if (cached := self.thumbnails.cached(source)) is not None:
                 card.show_thumbnail(cached)
-            self._row.insertWidget(len(self.cards), card)
+            self._flow.addWidget(card)
             self.cards.append(card)
         self.loading = self.background.run(self._load(self.cards))
 

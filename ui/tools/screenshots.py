@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
 from app.bootstrap import Docent
 from app.samples import SAMPLES, sample_path
 from ui.answer.turns import TurnsView
-from ui.theme import dark_palette
+from ui.theme import apply_theme, dark_palette
 from ui.window.main_window import MainWindow
 
 ENGLISH = "How long are customer invoices kept, and who approves deletion?"
@@ -113,6 +113,7 @@ def main(arguments: list[str]) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     app = QApplication(sys.argv[:1])
     app.setApplicationName("Docent")
+    apply_theme(app)
     with asyncio.Runner(loop_factory=qasync.QEventLoop) as runner:
         runner.run(_shoot(folder))
     return 0
