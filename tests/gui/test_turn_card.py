@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 import qasync
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QTextCursor
+from PySide6.QtGui import QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QToolTip
 from pytestqt.qtbot import QtBot
@@ -23,7 +23,14 @@ from tests.gui.conftest import tooltip_shows
 from ui.answer.source_cards import Thumbnails
 from ui.answer.turn_card import TurnCard
 from ui.background import Background
-from ui.theme import error_colour
+from ui.theme import (
+    CJK_LINE_HEIGHT,
+    LINE_HEIGHT,
+    citation_chip_colours,
+    contrast,
+    dark_palette,
+    error_colour,
+)
 
 HOSTILE = (
     "**Seven** years.\n\n- invoices\n- ledgers\n\n<img src='http://127.0.0.1:9/x.png'> <b>raw</b>"
@@ -190,3 +197,48 @@ def test_a_failure_shows_in_the_answer_and_the_badge(card: TurnCard) -> None:
     assert card.answer.toPlainText().endswith("[failed: the model file is missing]")
     assert card.badge.text() == "failed: the model file is missing"
     assert card.reask.isHidden()
+
+
+def chip_format(card: TurnCard, chip: str) -> QTextCharFormat:
+    cursor = QTextCursor(card.answer.document())
+    cursor.setPosition(card.answer.toPlainText().index(chip) + 2)
+    return cursor.charFormat()
+
+
+def test_a_chip_reads_at_aa_in_light_and_dark_and_carries_the_sentence_it_used(
+    card: TurnCard, qtbot: QtBot
+) -> None:
+    invoices = source(
+        1,
+        "Customer invoices are kept for seven years. Email is deleted after 24 months.",
+    )
+    card.apply(SourcesFound((invoices,)))
+    answer = "Invoices are kept for seven years [1]."
+    card.apply(Finished(answer, (invoices,), metrics(), 1, False, None))
+    for palette in (card.palette(), dark_palette()):
+        card.setPalette(palette)
+        chip = chip_format(card, "[1]")
+        text, background = chip.foreground().color(), chip.background().color()
+        assert (text, background) == citation_chip_colours(palette)
+        assert contrast(text, background) >= 4.5
+        assert background != palette.color(QPalette.ColorRole.Highlight)  # not selected text
+    (cited,) = card.chips().values()
+    assert cited.used == ("Customer invoices are kept for seven years.",)
+    assert card.sources.cards[0].source.used == cited.used  # the card quotes it too
+
+
+def test_the_answer_lines_up_with_its_question_and_is_spaced_for_its_script(
+    card: TurnCard,
+) -> None:
+    assert card.answer.document().documentMargin() == 0
+    assert card.answer.font().pointSizeF() > card.asked.font().pointSizeF()
+    card.apply(Finished("Invoices are kept.\n\nFor seven years.", (), metrics(), 1, False, None))
+    document = card.answer.document()
+    heights = {document.findBlockByNumber(n).blockFormat().lineHeight() for n in range(2)}
+    assert heights == {LINE_HEIGHT}
+    chinese = TurnCard(
+        "发票保存多久？", Thumbnails(card.sources.thumbnails.docent), card.sources.background
+    )
+    chinese.apply(Finished("发票保存七年。", (), metrics(), 1, False, None))
+    assert chinese.answer.document().firstBlock().blockFormat().lineHeight() == CJK_LINE_HEIGHT
+    chinese.deleteLater()

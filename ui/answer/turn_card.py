@@ -10,9 +10,10 @@ imitates one cannot trigger anything.
 from __future__ import annotations
 
 import secrets
+from dataclasses import replace
 
-from PySide6.QtCore import QRegularExpression, QSize, Qt, QUrl, Signal
-from PySide6.QtGui import QCursor, QTextCharFormat, QTextCursor
+from PySide6.QtCore import QEvent, QRegularExpression, QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QCursor, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -33,13 +34,13 @@ from app.answering import (
     SourcesFound,
     Token,
 )
-from app.answering.citations import UNVERIFIED
+from app.answering.citations import UNVERIFIED, claims_citing, supporting_sentences
 from app.llm.engine import Message
 from ui.answer.route_badge import RouteBadge
 from ui.answer.source_cards import SourceCards, Thumbnails
 from ui.background import Background
 from ui.plain import insert_markdown, plain_label, plain_tooltip
-from ui.theme import error_colour
+from ui.theme import ANSWER_SCALE, citation_chip_colours, error_colour, line_height, scaled
 
 _MARKER = QRegularExpression(r"\[(\d{1,3})\]")  # a citation marker, the model's or Docent's
 # The core's flag on a sentence stating a fact no passage states (citations.UNVERIFIED).
@@ -61,12 +62,22 @@ class AnswerView(QTextBrowser):
         super().__init__()
         self.setOpenLinks(False)
         self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setFont(scaled(self.font(), ANSWER_SCALE))
+        self.document().setDocumentMargin(0)  # the answer lines up with its question
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.document().documentLayout().documentSizeChanged.connect(self._fit)
         self.viewport().setAutoFillBackground(False)
         self._fit()
+
+    def set_line_height(self, percent: int) -> None:
+        """Space the answer's lines (blocks added later, as text streams in, inherit it)."""
+        spacing = QTextBlockFormat()
+        spacing.setLineHeight(percent, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
+        cursor = QTextCursor(self.document())
+        cursor.select(QTextCursor.SelectionType.Document)
+        cursor.mergeBlockFormat(spacing)
 
     def _fit(self) -> None:
         margins = self.contentsMargins()
@@ -99,6 +110,7 @@ class TurnCard(QFrame):
         self.asked.setFont(font)
         self.asked.setAccessibleName("Question")
         self.answer = AnswerView()
+        self.answer.set_line_height(line_height(question))  # until the answer's own text shows
         self.answer.setAccessibleName("Answer")
         self.answer.anchorClicked.connect(self._open_chip)
         self.answer.highlighted.connect(self._show_passage)
@@ -156,7 +168,7 @@ class TurnCard(QFrame):
                 self._render(answer)
                 if cancelled:
                     self._write(" [stopped]")
-                self.sources.show_sources(citations)
+                self.sources.show_sources([self._cited(source) for source in citations])
                 self._reask_route = other_route(metrics.route)
                 self.reask.setText(f"↻ Re-ask with the {self._reask_route} route")
                 self.reask.show()
@@ -198,12 +210,17 @@ class TurnCard(QFrame):
         that names a source given to the model a chip, and each unverified flag a warning."""
         self.answer.clear()
         insert_markdown(self.answer.textCursor(), answer)
+        self.answer.set_line_height(line_height(answer))
+        # Each source as this answer cites it: with the sentences of it the answer rests on.
+        self._found = {
+            number: replace(
+                source, used=supporting_sentences(source.text, claims_citing(answer, number))
+            )
+            for number, source in self._found.items()
+        }
         document = self.answer.document()
         chip = QTextCharFormat()
         chip.setAnchor(True)
-        chip.setForeground(self.palette().highlightedText())
-        chip.setBackground(self.palette().highlight())
-        chip.setFontWeight(600)
         cursor = QTextCursor(document)
         while not (cursor := document.find(_MARKER, cursor)).isNull():
             source = self._found.get(int(cursor.selectedText()[1:-1]))
@@ -213,6 +230,7 @@ class TurnCard(QFrame):
             self._chips[href] = source
             chip.setAnchorHref(href)
             cursor.mergeCharFormat(chip)
+        self._colour_chips()
         flag = QTextCharFormat()
         flag.setForeground(error_colour(self.palette()))
         cursor = QTextCursor(document)
@@ -226,6 +244,28 @@ class TurnCard(QFrame):
             )
             cursor.mergeCharFormat(flag)
 
+    def _cited(self, source: Source) -> Source:
+        return self._found.get(source.number, source)
+
+    def _colour_chips(self) -> None:
+        """A chip: semibold, in the highlight's colour on a tint of it (AA in light and dark),
+        where solid highlight made it look like selected text."""
+        foreground, background = citation_chip_colours(self.palette())
+        colours = QTextCharFormat()
+        colours.setForeground(foreground)
+        colours.setBackground(background)
+        colours.setFontWeight(600)
+        for start, end in _chip_spans(self.answer.document(), self._chips):
+            cursor = QTextCursor(self.answer.document())
+            cursor.setPosition(start)
+            cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            cursor.mergeCharFormat(colours)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self._chips:
+            self._colour_chips()  # a dark desktop: the chips follow
+
     def _open_chip(self, url: QUrl) -> None:
         if (source := self._chips.get(url.toString())) is not None:
             self.source_clicked.emit(source)
@@ -238,3 +278,18 @@ class TurnCard(QFrame):
         QToolTip.showText(
             QCursor.pos(), plain_tooltip(f"{source.where}\n\n{source.text}"), self.answer
         )
+
+
+def _chip_spans(document: QTextDocument, chips: dict[str, Source]) -> list[tuple[int, int]]:
+    """Where in `document` each of the card's chips is: (start, end) positions."""
+    spans = []
+    block = document.begin()
+    while block.isValid():
+        iterator = block.begin()
+        while not iterator.atEnd():
+            fragment = iterator.fragment()
+            if fragment.charFormat().anchorHref() in chips:
+                spans.append((fragment.position(), fragment.position() + fragment.length()))
+            iterator += 1
+        block = block.next()
+    return spans
