@@ -58,6 +58,8 @@ class FlowLayout(QLayout):
             if item.isEmpty():
                 continue
             hint = item.sizeHint()
+            if item.hasHeightForWidth():  # wrapped words: as tall as they are at that width
+                hint.setHeight(item.heightForWidth(hint.width()))
             if x > area.x() and x + hint.width() > area.right() + 1:  # wrap
                 x, y, row_height = area.x(), y + row_height + self.spacing(), 0
             if move:

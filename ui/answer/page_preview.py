@@ -9,7 +9,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QRectF, Qt, QUrl, Signal
-from PySide6.QtGui import QColor, QDesktopServices, QGuiApplication, QImage, QPainter, QPixmap
+from PySide6.QtGui import (
+    QColor,
+    QDesktopServices,
+    QGuiApplication,
+    QImage,
+    QPainter,
+    QPalette,
+    QPixmap,
+)
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -23,14 +31,15 @@ from PySide6.QtWidgets import (
 from app.answering import Source
 from app.bootstrap import Docent
 from app.documents.chunking import cited_as
-from app.documents.render import RenderedPage
+from app.documents.render import Box, RenderedPage
 from app.errors import DocentError
 from ui.background import Background
 from ui.plain import plain_label
 
-# Marker yellow: the passage faintly, so the sentences the answer used lead the eye.
-PASSAGE_TINT = QColor(255, 210, 0, 45)
-USED_TINT = QColor(255, 196, 0, 120)
+# Marker yellow, multiplied into the page so the ink stays black: the passage faintly, so the
+# sentences the answer used lead the eye.
+PASSAGE_TINT = QColor("#fff4c2")
+USED_TINT = QColor("#ffd54f")
 MIN_ZOOM, MAX_ZOOM = 0.5, 4.0
 FIT_TOLERANCE = 0.02  # a fitting zoom this close to the one drawn is not worth drawing again
 SCROLL_MARGIN = 48  # pixels shown above the first highlight
@@ -70,11 +79,12 @@ class PagePreview(QDialog):
         self.page_view = QScrollArea()
         self.page_view.setWidget(self.image)
         self.page_view.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        self.page_view.setBackgroundRole(QPalette.ColorRole.Dark)  # the page's edge shows
         self.page_view.setAccessibleName(self.tr("Page"))
         self.position = plain_label()  # or the PDF reader's error
         bar = QHBoxLayout()
         bar.setSpacing(2)
-        self.copy_passage = self._tool("⧉", self.tr("Copy passage"), self.copy)
+        self.copy_passage = self._tool(self.tr("Copy passage"), self.tr("Copy passage"), self.copy)
         self.copy_passage.setEnabled(bool(passage))
         for glyph, name, action in (
             ("◀", self.tr("Previous page"), lambda: self.go(self.page - 1)),
@@ -163,7 +173,9 @@ class PagePreview(QDialog):
         ratio = self.devicePixelRatioF()
         # Decoding a page's PNG takes tens of ms: off the GUI thread (a QImage may be used on
         # any thread, unlike a QPixmap).
-        pixmap = QPixmap.fromImage(await asyncio.to_thread(_painted, rendered))
+        pixmap = QPixmap.fromImage(
+            await asyncio.to_thread(marked, rendered.png, rendered.highlights, rendered.used)
+        )
         pixmap.setDevicePixelRatio(ratio)  # drawn at the screen's pixels: sharp on HiDPI
         self.image.setPixmap(pixmap)
         self.image.resize(pixmap.deviceIndependentSize().toSize())
@@ -202,7 +214,9 @@ class PagePreview(QDialog):
 
     def _fitting_zoom(self, rendered: RenderedPage) -> float:
         drawn = int.from_bytes(rendered.png[16:20], "big") / self.devicePixelRatioF()  # PNG's IHDR
-        width = self.page_view.viewport().width() - self.page_view.verticalScrollBar().sizeHint().width()
+        # The room beside the vertical scroll bar a page taller than the window shows.
+        scroll_bar = self.page_view.verticalScrollBar().sizeHint().width()
+        width = self.page_view.viewport().width() - scroll_bar
         return min(MAX_ZOOM, max(MIN_ZOOM, self.zoom * width / max(drawn, 1.0)))
 
     def _cannot_show(self, error: BaseException) -> None:
@@ -214,11 +228,18 @@ class PagePreview(QDialog):
         self.close()
 
 
-def _painted(rendered: RenderedPage) -> QImage:
+def marked(
+    png: bytes,
+    passage: tuple[Box, ...],
+    used: tuple[Box, ...],
+    tints: tuple[QColor, QColor] = (PASSAGE_TINT, USED_TINT),
+) -> QImage:
+    """The page with the passage and the sentences used tinted (any thread: a QImage)."""
     # The format is read from the data; drawn on in one that takes any colour.
-    image = QImage.fromData(rendered.png).convertToFormat(QImage.Format.Format_RGB32)
+    image = QImage.fromData(png).convertToFormat(QImage.Format.Format_RGB32)
     painter = QPainter(image)
-    for boxes, tint in ((rendered.highlights, PASSAGE_TINT), (rendered.used, USED_TINT)):
+    painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Multiply)
+    for boxes, tint in zip((passage, used), tints, strict=True):
         for x0, y0, x1, y1 in boxes:
             painter.fillRect(QRectF(x0, y0, x1 - x0, y1 - y0), tint)
     painter.end()

@@ -9,7 +9,7 @@ import asyncio
 from collections import OrderedDict
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -30,6 +30,7 @@ from app.bootstrap import Docent
 from app.documents.chunking import cited_as
 from app.documents.render import Box, sentences
 from app.errors import DocentError
+from ui.answer.page_preview import marked
 from ui.background import Background
 from ui.flow_layout import FlowLayout
 from ui.plain import plain_label, plain_tooltip
@@ -42,8 +43,9 @@ HEADING_LINES = 2
 SNIPPET_LINES = 3
 CACHED_THUMBNAILS = 64
 PASSAGE_TIP_CHARS = 600
-PASSAGE_TINT = QColor(255, 200, 0, 110)
-USED_TINT = QColor(230, 130, 0, 230)
+# Stronger than the preview's: the marks must show at a twelfth of the page's size.
+PASSAGE_TINT = QColor("#ffe082")
+USED_TINT = QColor("#ff9800")
 DARK_DIMMING = QColor(0, 0, 0, 38)  # a white page drawn at 85 %: no glare on a dark window
 
 ThumbnailKey = tuple[str, int, str, tuple[str, ...]]
@@ -105,13 +107,7 @@ def _key(source: Source) -> ThumbnailKey:
 def _miniature(png: bytes, passage: tuple[Box, ...], used: tuple[Box, ...], ratio: float) -> QImage:
     """The page scaled to the card, the passage tinted and the sentences used marked strongly:
     a glance tells where on the page the answer comes from."""
-    image = QImage.fromData(png).convertToFormat(QImage.Format.Format_RGB32)
-    painter = QPainter(image)
-    for boxes, tint in ((passage, PASSAGE_TINT), (used, USED_TINT)):
-        for x0, y0, x1, y1 in boxes:
-            painter.fillRect(QRectF(x0, y0, x1 - x0, y1 - y0), tint)
-    painter.end()
-    return image.scaledToWidth(
+    return marked(png, passage, used, (PASSAGE_TINT, USED_TINT)).scaledToWidth(
         round(MINIATURE_WIDTH * ratio), Qt.TransformationMode.SmoothTransformation
     )
 
