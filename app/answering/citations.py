@@ -243,21 +243,23 @@ def keyword_terms_all(text: str) -> list[str]:
     return keyword_terms(text, limit=None)
 
 
-# What closes the sentence before a marker: the marker may stand after its stop ("rules. [1]").
-_CLAIM_START = re.compile(r".*[.!?。！？\n](?=.)", re.DOTALL)
+# Where the claim a marker closes begins: after the sentence before it, or an earlier marker
+# ("kept seven years [1]; deletion needs approval [2]"); markers side by side close one claim.
+_CLAIM_START = re.compile(rf".*(?:[.!?。！？\n]|{_MARKER.pattern})(?=.)", re.DOTALL)
+_CLOSING_MARKERS = re.compile(rf"(?:\s*{_MARKER.pattern})+\s*$")
 
 
 def claims_citing(answer: str, number: int) -> list[str]:
-    """The sentences of a cited answer (the model's markers or mark()'s) that cite source
-    `number`, without their markers."""
+    """The sentences (or clauses) of a cited answer (the model's markers or mark()'s) that
+    cite source `number`, without their markers."""
     claims = []
     for match in _MARKER.finditer(answer):
         if number not in map(int, _NUMBER.findall(match.group(1))):
             continue
-        before = answer[: match.start()].rstrip().rstrip(_SENTENCE_STOPS)
+        before = _CLOSING_MARKERS.sub("", answer[: match.start()]).rstrip()
+        before = before.rstrip(_SENTENCE_STOPS)  # "rules. [1]": the marker follows its stop
         opened = _CLAIM_START.match(before)
-        claim = _MARKER.sub(" ", before[opened.end() if opened else 0 :]).strip()
-        if claim:
+        if claim := before[opened.end() if opened else 0 :].strip(" \t;,，；"):
             claims.append(claim)
     return claims
 

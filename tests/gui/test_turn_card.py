@@ -100,7 +100,7 @@ def test_markers_become_chips_that_show_the_passage_and_open_the_page(
 
     first, second = chips
     card.answer.highlighted.emit(QUrl(second))  # the mouse is over chip [2]
-    assert tooltip_shows(QToolTip.text()) == f"{deletion.where}\n\n{deletion.text}"
+    assert tooltip_shows(QToolTip.text()).startswith(f"{deletion.where}\n\n{deletion.text}\n\n")
     with qtbot.waitSignal(card.source_clicked) as clicked:
         card.answer.anchorClicked.emit(QUrl(first))
     assert clicked.args == [invoices]
@@ -224,6 +224,10 @@ def test_a_chip_reads_at_aa_in_light_and_dark_and_carries_the_sentence_it_used(
         assert background != palette.color(QPalette.ColorRole.Highlight)  # not selected text
     (cited,) = card.chips().values()
     assert cited.used == ("Customer invoices are kept for seven years.",)
+    card.answer.highlighted.emit(QUrl(next(iter(card.chips()))))  # the mouse is over the chip
+    shown = tooltip_shows(QToolTip.text())
+    assert shown.startswith(f"{invoices.where}\n\nCustomer invoices are kept for seven years.\n\n")
+    assert "Email" not in shown  # the sentence used, not the whole passage
     assert card.sources.cards[0].source.used == cited.used  # the card quotes it too
 
 

@@ -287,6 +287,9 @@ def test_the_sentences_citing_a_source_are_found_with_the_markers_before_or_afte
     ]
     assert claims_citing(answer, 3) == ["员工档案保存十年"]
     assert claims_citing(answer, 4) == []
+    clauses = "Invoices are kept seven years [1]; deletion needs approval [2][3]."
+    assert claims_citing(clauses, 2) == ["deletion needs approval"]
+    assert claims_citing(clauses, 3) == ["deletion needs approval"]
 
 
 def test_the_sentences_a_source_supports_an_answer_with_are_picked_in_its_order() -> None:

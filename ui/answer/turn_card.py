@@ -271,13 +271,15 @@ class TurnCard(QFrame):
             self.source_clicked.emit(source)
 
     def _show_passage(self, url: QUrl) -> None:
-        """Hovering a chip shows where its passage is and the passage itself."""
+        """Hovering a chip shows where its passage is, the sentences of it the answer used (the
+        whole passage where none stands out), and how to open it."""
         if (source := self._chips.get(url.toString())) is None:
             QToolTip.hideText()
             return
-        QToolTip.showText(
-            QCursor.pos(), plain_tooltip(f"{source.where}\n\n{source.text}"), self.answer
-        )
+        quoted = " ".join(source.used) or source.text
+        how = self.tr("Click, or Tab to it and press Enter, to open the page.")
+        tip = plain_tooltip(f"{source.where}\n\n{quoted}\n\n{how}")
+        QToolTip.showText(QCursor.pos(), tip, self.answer)
 
 
 def _chip_spans(document: QTextDocument, chips: dict[str, Source]) -> list[tuple[int, int]]:
