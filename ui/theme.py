@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -229,15 +229,11 @@ class Theme(QObject):
         self.font = ui_font(app.font())
         app.setFont(self.font)
         self.apply()
-        app.installEventFilter(self)
+        # The signal, not an event filter: a filter on the application sees every event.
+        app.paletteChanged.connect(self.apply)
 
     def apply(self) -> None:
         self.app.setStyleSheet(style_sheet(self.app.palette(), self.font))
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.app and event.type() == QEvent.Type.ApplicationPaletteChange:
-            self.apply()
-        return False
 
 
 def apply_theme(app: QApplication) -> Theme:

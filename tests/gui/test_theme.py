@@ -101,7 +101,7 @@ def themed(qapp: QApplication, system_palette: QPalette) -> Iterator[QApplicatio
     font = qapp.font()
     theme = apply_theme(qapp)
     yield qapp
-    qapp.removeEventFilter(theme)
+    qapp.paletteChanged.disconnect(theme.apply)
     theme.deleteLater()
     qapp.setStyleSheet("")
     qapp.setFont(font)
