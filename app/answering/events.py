@@ -31,6 +31,10 @@ class Source:
     # window shows of a source and marks apart on its page. Not part of what the source is.
     used: tuple[str, ...] = field(default=(), compare=False)
 
+    def __post_init__(self) -> None:
+        # Read back from a stored conversation (JSON), the sentences are a list.
+        object.__setattr__(self, "used", tuple(self.used))
+
     @classmethod
     def from_passage(cls, number: int, passage: Passage) -> Source:
         return cls.from_chunk(number, passage.chunk, passage.score)

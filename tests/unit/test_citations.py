@@ -1,5 +1,7 @@
-from dataclasses import dataclass
+import json
+from dataclasses import asdict, dataclass, replace
 
+from app.answering import Source
 from app.answering.citations import (
     Attribution,
     CitationTracker,
@@ -307,3 +309,11 @@ def test_the_sentences_a_source_supports_an_answer_with_are_picked_in_its_order(
     assert supporting_sentences(
         "员工档案保存十年。财务凭证保存十五年。", ["财务凭证要保存十五年"]
     ) == ("财务凭证保存十五年。",)
+
+
+def test_a_source_read_back_from_a_stored_conversation_keeps_its_sentences_as_a_tuple() -> None:
+    used = ("Customer invoices must be retained for seven years.",)
+    source = Source(1, 9, 1, "report.pdf", "/report.pdf", 2, "1", None, used[0], 0.5, used)
+    stored = json.loads(json.dumps(asdict(source)))
+    assert Source(**stored).used == used
+    assert Source(**stored) == replace(source, used=())  # the sentences are no part of identity
