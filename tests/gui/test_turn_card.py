@@ -228,6 +228,8 @@ def test_a_chip_reads_at_aa_in_light_and_dark_and_carries_the_sentence_it_used(
     shown = tooltip_shows(QToolTip.text())
     assert shown.startswith(f"{invoices.where}\n\nCustomer invoices are kept for seven years.\n\n")
     assert "Email" not in shown  # the sentence used, not the whole passage
+    assert "<b>seven</b> <b>years</b>" in QToolTip.text()  # the words the answer shares
+    assert "<b>Customer</b>" not in QToolTip.text()
     assert card.sources.cards[0].source.used == cited.used  # the card quotes it too
 
 

@@ -9,8 +9,11 @@ imitates one cannot trigger anything.
 
 from __future__ import annotations
 
+import itertools
+import re
 import secrets
 from dataclasses import replace
+from html import escape
 
 from PySide6.QtCore import QEvent, QRegularExpression, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QCursor, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument
@@ -34,7 +37,13 @@ from app.answering import (
     SourcesFound,
     Token,
 )
-from app.answering.citations import UNVERIFIED, claims_citing, supporting_sentences
+from app.answering.citations import (
+    UNVERIFIED,
+    claims_citing,
+    keyword_terms_all,
+    supporting_sentences,
+)
+from app.cjk import CJK_RUN
 from app.llm.engine import Message
 from ui.answer.route_badge import RouteBadge
 from ui.answer.source_cards import SourceCards, Thumbnails
@@ -137,6 +146,7 @@ class TurnCard(QFrame):
         self._secret = secrets.token_urlsafe(16)
         self._found: dict[int, Source] = {}  # every source offered to the model, by number
         self._chips: dict[str, Source] = {}
+        self._claims: dict[int, list[str]] = {}  # the answer's sentences citing each source
         self._sent: tuple[Message, ...] | None = None
         self._streamed = False
         self._reask_route = ""
@@ -212,10 +222,9 @@ class TurnCard(QFrame):
         insert_markdown(self.answer.textCursor(), answer)
         self.answer.set_line_height(line_height(answer))
         # Each source as this answer cites it: with the sentences of it the answer rests on.
+        self._claims = {number: claims_citing(answer, number) for number in self._found}
         self._found = {
-            number: replace(
-                source, used=supporting_sentences(source.text, claims_citing(answer, number))
-            )
+            number: replace(source, used=supporting_sentences(source.text, self._claims[number]))
             for number, source in self._found.items()
         }
         document = self.answer.document()
@@ -278,7 +287,11 @@ class TurnCard(QFrame):
             return
         quoted = " ".join(source.used) or source.text
         how = self.tr("Click, or Tab to it and press Enter, to open the page.")
-        tip = plain_tooltip(f"{source.where}\n\n{quoted}\n\n{how}")
+        shared = set(keyword_terms_all(" ".join(self._claims.get(source.number, ()))))
+        tip = (
+            "<p style='white-space:pre-wrap'>"
+            f"{escape(source.where)}\n\n{_emphasised(quoted, shared)}\n\n{escape(how)}</p>"
+        )
         QToolTip.showText(QCursor.pos(), tip, self.answer)
 
 
@@ -295,3 +308,24 @@ def _chip_spans(document: QTextDocument, chips: dict[str, Source]) -> list[tuple
             iterator += 1
         block = block.next()
     return spans
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _emphasised(text: str, terms: set[str]) -> str:
+    """`text` escaped for a tooltip, the words (CJK: the character pairs) it shares with the
+    answer's `terms` in bold: what ties the passage to the answer, at a glance."""
+    bold = [False] * len(text)
+    for word in _WORD.finditer(text):
+        for run in CJK_RUN.finditer(word.group()):
+            for at in range(run.start(), run.end() - 1):
+                if run.string[at : at + 2] in terms:
+                    bold[word.start() + at] = bold[word.start() + at + 1] = True
+        if word.group().casefold() in terms:
+            bold[word.start() : word.end()] = [True] * len(word.group())
+    pieces = []
+    for strong, chars in itertools.groupby(zip(bold, text, strict=True), key=lambda p: p[0]):
+        piece = escape("".join(char for _strong, char in chars))
+        pieces.append(f"<b>{piece}</b>" if strong else piece)
+    return "".join(pieces)
