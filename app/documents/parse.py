@@ -61,7 +61,7 @@ def mupdf() -> ModuleType:
 
 
 @functools.cache
-def _text_flags() -> int:
+def text_flags() -> int:
     # No TEXT_DEHYPHENATE: it made extraction ~45% slower; chunking.unwrap() joins hyphenated words.
     fitz = mupdf()
     return int(
@@ -154,7 +154,7 @@ class ParsedDocument:
         first = self._pieces[0]
         # get_label() re-reads the label rules for every page: only ask when there are some.
         labelled = bool(first.is_pdf and first.get_page_labels())
-        flags = _text_flags()
+        flags = text_flags()
         for index in range(total):
             number = index + 1
             try:

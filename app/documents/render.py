@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from app.documents.ocr import WordBox
-from app.documents.parse import DocumentError, _text_flags, mupdf, open_document
+from app.documents.parse import DocumentError, mupdf, open_document, text_flags
 
 _SENTENCES = re.compile(r"(?<=[.!?。！？])\s*|\n")
 # Spacing and hyphens differ between a page's layout and the indexed text (lines joined,
@@ -87,7 +87,7 @@ def _characters(page: Any) -> list[Piece]:
     a long needle nor one across a CJK line break)."""
     pieces: list[Piece] = []
     line_number = 0
-    for block in page.get_text("rawdict", flags=_text_flags())["blocks"]:
+    for block in page.get_text("rawdict", flags=text_flags())["blocks"]:
         for line in block.get("lines", ()):
             line_number += 1
             for span in line["spans"]:

@@ -65,14 +65,15 @@ def test_ask_streams_an_answer_with_its_badge_and_sources(
     cited = turn.sources.cards[0]
     assert (cited.document.text(), cited.page.text()) == (
         "[1] report.pdf",
-        "p. 1 — Section 3: Retention",
+        "p. 1 · Section 3: Retention",
     )
     # The model wrote no [n]; the sentences the citation tracker tied to a source end in chips.
     assert turn.chips(), turn.answer.toPlainText()
     link, cited_source = next(iter(turn.chips().items()))
     assert f"[{cited_source.number}]" in turn.answer.toPlainText()
     turn.answer.highlighted.emit(QUrl(link))  # the mouse over the chip
-    assert tooltip_shows(QToolTip.text()) == f"{cited_source.where}\n\n{cited_source.text}"
+    quoted = " ".join(cited_source.used) or cited_source.text
+    assert tooltip_shows(QToolTip.text()).startswith(f"{cited_source.where}\n\n{quoted}\n\n")
     turn.answer.anchorClicked.emit(QUrl(link))
     preview = window.previews[-1]
     assert (preview.path.name, preview.page) == (cited_source.document, cited_source.page)

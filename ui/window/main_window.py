@@ -585,7 +585,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def show_source(self, source: Source) -> PagePreview:
-        preview = PagePreview(self.docent, Path(source.path), source.page, source.text, self)
+        preview = PagePreview.of_source(self.docent, source, self)
         self.previews.append(preview)
         preview.finished.connect(self._forget_closed_previews)
         # Closed (Escape), it hands the keyboard back to where the user was, window manager or not.
