@@ -32,10 +32,10 @@ from app.catalog import Progress, Speed
 from app.cloud.session import CloudSession
 from app.errors import DocentError
 from app.index import ConversationInfo, HistoryEntry, Library
-from app.llm.chat_model import LocalChatModel
+from app.llm.chat_model import LocalChatModel, shown_name
 from app.llm.engine import CancelToken
-from app.routing import AutoPolicy, Route
-from app.settings import Settings
+from app.routing import AutoPolicy, RetrievalConfidence, Route, RouteDecision
+from app.settings import RoutingSettings, Settings
 from app.workers import Subscription, import_later, publish
 
 if TYPE_CHECKING:
@@ -59,6 +59,15 @@ class AnswersForgotten:
 
 
 DeskEvent = AnswerRecorded | ConversationDeleted | AnswersForgotten
+
+
+@dataclass(frozen=True, slots=True)
+class RoutePreview:
+    """Where a question would go, and why, with the evidence the router read."""
+
+    decision: RouteDecision
+    evidence: RetrievalConfidence
+    passages: int  # how many passages the search found (0: the answer would say so)
 
 
 @dataclass(frozen=True)
@@ -136,6 +145,24 @@ class Desk:
         answerer: Answerer = pipeline.Answerer(await self._parts(progress), self.cache)
         return answerer
 
+    async def preview_route(
+        self,
+        question: str,
+        scope: Sequence[int] | None = None,
+        routing: RoutingSettings | None = None,
+    ) -> RoutePreview:
+        """The route `ask` would choose for `question`, and why, without generating: the same
+        search and router, and the chat model is not even loaded. `routing`: settings being
+        edited and not yet saved (Settings → Routing's "Try a question")."""
+        await self.cloud()
+        await self.budget.load()
+        settings = self._settings()
+        passages = await self.library.search(question.strip(), settings.retrieval.top_k, scope)
+        policy = self._policy(shown_name(self._chat.settings.chat_model), routing)
+        return RoutePreview(
+            policy.decide(question, passages), RetrievalConfidence.read(passages), len(passages)
+        )
+
     async def summary(
         self, document_id: int, chapter: str | None = None, progress: Progress | None = None
     ) -> SummaryJob:
@@ -166,18 +193,19 @@ class Desk:
         routes = await self.cloud()
         engine = await self._chat.engine(progress)
         await self.budget.load()
-        settings = self._settings()
-        policy = AutoPolicy(
-            settings.routing, engine.model, self._cloud.models, self.budget.left_usd
-        )
         return Parts(
             self.library,
             engine,
-            policy,
-            settings,
+            self._policy(engine.model),
+            self._settings(),
             routes.engine if routes else None,
             self._recorded,
         )
+
+    def _policy(self, local_model: str, routing: RoutingSettings | None = None) -> AutoPolicy:
+        """The router over the cloud routes open now and the month's budget."""
+        routing = routing or self._settings().routing
+        return AutoPolicy(routing, local_model, self._cloud.models, self.budget.left_usd)
 
     def _recorded(self, recorded: AnswerRecorded) -> None:
         if recorded.cost_usd != 0:  # None (a model with no price) counts too

@@ -25,33 +25,55 @@ class Probe:
         return f"OK in {took}: {self.detail}" if self.ok else f"failed after {took}: {self.detail}"
 
 
-async def probe_provider(provider: ProviderSettings, key: str | None) -> Probe:
+@dataclass(frozen=True, slots=True)
+class ModelListing:
+    """What GET {base_url}/models answered: the models served (None: it answered without a
+    list), or why it could not be read (`error`)."""
+
+    latency_s: float
+    models: tuple[str, ...] | None = None
+    error: str = ""
+
+
+async def list_models(base_url: str, key: str | None) -> ModelListing:
     """GET {base_url}/models: reachable, key accepted, and which models it serves."""
+    base_url = base_url.rstrip("/")
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     started = time.perf_counter()
     try:
         async with httpx.AsyncClient(timeout=10.0) as client:
-            response = await client.get(f"{provider.base_url}/models", headers=headers)
-    except httpx.HTTPError as error:
+            response = await client.get(f"{base_url}/models", headers=headers)
+    except (httpx.HTTPError, httpx.InvalidURL) as error:  # InvalidURL: "https://" alone
         reason = (
             "no answer within 10 s"
             if isinstance(error, httpx.TimeoutException)
-            else (f"cannot reach {provider.base_url}")
+            else (f"cannot reach {base_url}")
         )
-        return Probe(False, time.perf_counter() - started, reason)
+        return ModelListing(time.perf_counter() - started, error=reason)
     took = time.perf_counter() - started
     if response.status_code in (401, 403):
-        return Probe(False, took, f"the key was rejected (HTTP {response.status_code})")
+        return ModelListing(took, error=f"the key was rejected (HTTP {response.status_code})")
     if response.status_code != 200:
-        return Probe(False, took, f"HTTP {response.status_code} from {provider.base_url}/models")
+        return ModelListing(took, error=f"HTTP {response.status_code} from {base_url}/models")
     try:
-        served = {str(item["id"]) for item in response.json().get("data", [])}
+        served = tuple(sorted({str(item["id"]) for item in response.json().get("data", [])}))
     except (ValueError, KeyError, TypeError, AttributeError):
+        return ModelListing(took)
+    return ModelListing(took, served)
+
+
+async def probe_provider(provider: ProviderSettings, key: str | None) -> Probe:
+    """The provider's model list, checked against the models configured for it."""
+    listing = await list_models(provider.base_url, key)
+    took = listing.latency_s
+    if listing.error:
+        return Probe(False, took, listing.error)
+    if listing.models is None:
         return Probe(True, took, "reachable (it does not list its models)")
-    missing = [model for model in provider.models if model not in served]
-    if missing and served:
+    missing = [model for model in provider.models if model not in listing.models]
+    if missing and listing.models:
         return Probe(True, took, f"reachable, but it does not list {', '.join(missing)}")
-    return Probe(True, took, f"{len(served)} models served")
+    return Probe(True, took, f"{len(listing.models)} models served")
 
 
 async def probe_server(server: McpServerSettings, key: str | None) -> Probe:
