@@ -12,6 +12,7 @@ import pytest
 
 from app.paths import Paths
 from tests.keychain import gnome_keyring
+from tests.peers.openai_compatible import llama_cpp_server
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -53,6 +54,16 @@ def keychain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A real, private GNOME Keyring (Secret Service) for this test."""
     with gnome_keyring(tmp_path / "keychain", monkeypatch):
         yield
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """llama.cpp's OpenAI-compatible server on the bundled GGUF: the stand-in cloud provider
+    (the integration tests' cloud route, Settings' "Fetch models")."""
+    model = SHARED_MODELS / "qwen2.5-coder-0.5b-instruct-q4.gguf"
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    with llama_cpp_server(model, log) as base_url:
+        yield base_url
 
 
 def files_containing(folder: Path, needle: str) -> list[Path]:

@@ -45,7 +45,7 @@ def test_download_with_progress_pause_resume_then_use_it_without_restart(
         manager = window.open_models()
         assert manager.rows["qwen2.5-3b-instruct"].text(SIZE) == "1.93 GB"
         assert manager.rows["qwen2.5-3b-instruct"].text(RAM) == "3 GB"
-        assert manager.rows["served-qwen"].text(STATE) == "download"
+        assert manager.rows["served-qwen"].text(STATE) == "not downloaded"
         manager.select("served-qwen")
         manager.download_button.click()
         assert manager.downloading is not None

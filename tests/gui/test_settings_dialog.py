@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import qasync
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLineEdit, QPlainTextEdit
 
 from app.bootstrap import Docent
@@ -18,7 +19,8 @@ from app.llm.safety import SafeMode, SafetyMemory
 from app.secrets import PLAINTEXT_FILE_NAME, provider_key, server_key
 from tests.conftest import files_containing
 from tests.peers.everything import everything_stdio
-from ui.settings.cloud_settings import EntryList
+from ui.settings.cloud_settings import EntryList, KeychainNotice
+from ui.settings.model_checklist import ModelChecklist
 from ui.settings.settings_dialog import SettingsDialog
 
 
@@ -45,7 +47,7 @@ def test_the_document_readers_limits_are_refused_saved_and_applied_in_place(
     assert dialog.errors["library.parse_timeout_s"].text() == (
         "Input should be greater than or equal to 5"
     )
-    assert dialog.tabs.currentWidget() is dialog.library
+    assert shown_page(dialog) == "Advanced"  # where the reader's limits are
     dialog.numbers["library.parse_timeout_s"].setValue(30)
     dialog.numbers["library.parse_memory_mb"].setValue(512)
     assert loop.run_until_complete(dialog.submit()) is True
@@ -89,10 +91,21 @@ PROVIDER_KEY = "sk-or-v1-0123456789abcdef"
 SERVER_KEY = "bearer-token-fedcba9876543210"
 
 
+def shown_page(dialog: SettingsDialog) -> str:
+    item = dialog.page_list.currentItem()
+    assert item is not None
+    assert dialog.pages.currentIndex() == dialog.page_list.currentRow()
+    return item.text()
+
+
 def fill(entry_list: EntryList, **values: str) -> None:
     for name, value in values.items():
         widget = entry_list.widgets[name]
-        if isinstance(widget, QComboBox):
+        if isinstance(widget, ModelChecklist):  # models typed by hand, one by one
+            for model in value.split(","):
+                widget.typed.setText(model)
+                widget.add_typed()
+        elif isinstance(widget, QComboBox):
             widget.setCurrentText(value)
         elif isinstance(widget, QPlainTextEdit):
             widget.setPlainText(value)
@@ -203,18 +216,20 @@ def test_an_invalid_mcp_server_is_refused_next_to_it(
     assert loop.run_until_complete(dialog.submit()) is False
     assert not dialog.servers.error.isHidden()
     assert message in dialog.servers.error.text()
-    assert dialog.tabs.currentWidget() is dialog.servers
+    assert shown_page(dialog) == "Integrations"
+    assert dialog.integrations.currentWidget() is dialog.servers
     assert not docent.paths.settings_file.exists()
     dialog.deleteLater()
 
 
 def test_routing_and_privacy_are_saved_and_applied(docent: Docent, loop: qasync.QEventLoop) -> None:
     dialog = opened(docent, loop)
-    dialog.mode.setCurrentText("local")
-    dialog.privacy.setCurrentText("never")
-    dialog.budget.setValue(12.5)
-    dialog.cache_ttl.setValue(60)
-    dialog.topics.setPlainText("math = openrouter/o4-mini\ncode=openrouter/qwen-coder")
+    dialog.routing.modes["local"].click()
+    dialog.routing.privacies["never"].click()
+    assert not dialog.routing.modes["auto"].isChecked()  # one choice per group
+    dialog.routing.budget.setValue(12.5)
+    dialog.routing.cache_ttl.setValue(60)
+    dialog.routing.topics.setPlainText("math = openrouter/o4-mini\ncode=openrouter/qwen-coder")
     assert loop.run_until_complete(dialog.submit()) is True
     routing = docent.settings.routing
     assert (routing.mode, routing.privacy, routing.monthly_budget_usd) == ("local", "never", 12.5)
@@ -272,4 +287,163 @@ def test_safe_settings_a_crash_chose_are_shown_and_can_be_given_up(
     assert SafetyMemory(docent.paths.engine_safety).get("qwen2.5-coder-0.5b") is None
     assert dialog.engine.text() == "Normal settings: the next question loads the model with them."
     assert dialog.normal_button.isHidden()
+    dialog.deleteLater()
+
+
+def typed(entry_list: EntryList, field: str) -> str:
+    line = entry_list.widgets[field]
+    assert isinstance(line, QLineEdit)
+    return line.text()
+
+
+def preset(dialog: SettingsDialog, title: str) -> None:
+    """Choose `title` in the Add provider menu."""
+    menu = dialog.providers.add_button.menu()
+    assert menu is not None
+    (action,) = [action for action in menu.actions() if action.text() == title]
+    action.trigger()
+
+
+def fetch(dialog: SettingsDialog, loop: qasync.QEventLoop) -> None:
+    dialog.provider_models.fetch_button.click()
+    assert dialog.fetching is not None
+    loop.run_until_complete(dialog.fetching)
+
+
+def listed(dialog: SettingsDialog) -> dict[str, str]:
+    """Each model in the checklist: its line as shown."""
+    models = dialog.provider_models.list
+    return {
+        str(models.item(row).data(Qt.ItemDataRole.UserRole)): models.item(row).text()
+        for row in range(models.count())
+    }
+
+
+def tick(dialog: SettingsDialog, model: str) -> None:
+    models = dialog.provider_models.list
+    for row in range(models.count()):
+        if models.item(row).data(Qt.ItemDataRole.UserRole) == model:
+            models.item(row).setCheckState(Qt.CheckState.Checked)
+
+
+@pytest.mark.usefixtures("keychain")
+def test_adding_openrouter_takes_a_preset_a_key_and_ticks(
+    docent: Docent, loop: qasync.QEventLoop, llama_server: str
+) -> None:
+    dialog = opened(docent, loop)
+    preset(dialog, "OpenRouter")
+    assert typed(dialog.providers, "name") == "openrouter"
+    assert typed(dialog.providers, "base_url") == "https://openrouter.ai/api/v1"
+    # llama.cpp's server on 127.0.0.1 stands in for OpenRouter (a proxy would change the URL too).
+    fill(dialog.providers, base_url=llama_server, key=PROVIDER_KEY)
+    fetch(dialog, loop)
+    assert "qwen-mini" in listed(dialog)
+    assert dialog.provider_models.ticked() == []  # offered, not chosen
+    assert dialog.provider_models.status.text() == ("1 model served: tick it if Docent may use it.")
+    tick(dialog, "qwen-mini")
+    assert loop.run_until_complete(dialog.submit()) is True
+    saved = json.loads(docent.paths.settings_file.read_text())["cloud"]["providers"]
+    assert saved == [{"name": "openrouter", "base_url": llama_server, "models": ["qwen-mini"]}]
+    store = loop.run_until_complete(docent.secret_store())
+    assert store.get(provider_key("openrouter")) == PROVIDER_KEY
+    dialog.deleteLater()
+
+
+def test_fetching_models_from_an_unreachable_url_says_so(
+    docent: Docent, loop: qasync.QEventLoop
+) -> None:
+    dialog = opened(docent, loop)
+    preset(dialog, "LM Studio (local server)")
+    fill(dialog.providers, base_url="http://127.0.0.1:9/v1")  # nothing listens on port 9
+    fetch(dialog, loop)
+    assert dialog.provider_models.status.text() == (
+        "Could not fetch the models: cannot reach http://127.0.0.1:9/v1."
+    )
+    assert listed(dialog) == {}
+    dialog.deleteLater()
+
+
+def test_each_model_shows_its_price_or_that_its_cost_is_unknown(
+    docent: Docent, loop: qasync.QEventLoop
+) -> None:
+    dialog = opened(docent, loop)  # the price table is read while it opens
+    preset(dialog, "OpenRouter")
+    fill(dialog.providers, models="openai/gpt-4o-mini,qwen-mini")
+    assert listed(dialog) == {
+        "openai/gpt-4o-mini": "openai/gpt-4o-mini  —  $0.15 in, $0.6 out per million tokens",
+        "qwen-mini": "qwen-mini  —  ⚠ no price: cost unknown",
+    }
+    fill(dialog.providers, name="openai")  # openai/qwen-mini has no price either
+    assert listed(dialog)["qwen-mini"].endswith("no price: cost unknown")
+    dialog.deleteLater()
+
+
+def test_the_keychain_notice_is_only_on_the_pages_whose_entries_hold_keys(
+    docent: Docent, loop: qasync.QEventLoop
+) -> None:
+    dialog = opened(docent, loop)
+    dialog.show()
+    notices = dialog.findChildren(KeychainNotice)
+    for row in range(dialog.page_list.count()):
+        dialog.page_list.setCurrentRow(row)
+        for tab in range(dialog.integrations.count()):
+            dialog.integrations.setCurrentIndex(tab)
+            shown = [n for n in notices if n.isVisible()]
+            if shown_page(dialog) == "Cloud providers":
+                assert shown == [dialog.provider_notice]
+            elif dialog.pages.currentWidget() is dialog.integrations and tab == 0:
+                assert shown == [dialog.server_notice]  # MCP servers
+            else:
+                assert shown == [], (shown_page(dialog), tab)
+    # Consent given on one page is the same consent on the other.
+    assert not dialog.server_notice.consent.isHidden()  # no keychain in this test
+    dialog.server_notice.consent.setChecked(True)
+    assert dialog.consent.isChecked()
+    dialog.close()
+    dialog.deleteLater()
+
+
+def test_try_a_question_shows_the_route_and_why_without_generating(
+    docent: Docent, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    notes = tmp_path / "tea.md"
+    notes.write_text(
+        "# Tea\n\nGreen tea is steamed or pan-fired soon after picking. Oolong is partly "
+        "oxidised before it is rolled and dried.\n",
+        encoding="utf-8",
+    )
+
+    async def index() -> None:
+        async for _ in docent.intake.index([notes]):
+            pass
+
+    loop.run_until_complete(index())
+    dialog = opened(docent, loop)
+    page = dialog.routing
+    page.question.setText("How is green tea made?")
+    page.try_button.click()
+    assert page.trying is not None
+    loop.run_until_complete(page.trying)
+    assert page.route.text() == (
+        "On this computer, with qwen2.5-coder-0.5b.\n"
+        "Why: local only: no cloud route is configured.\n"
+        "Found 1 passage in 1 document.\n"
+        "No answer was written."
+    )
+    # The unsaved choices on the page are the ones tried.
+    page.modes["local"].click()
+    page.question.returnPressed.emit()
+    assert page.trying is not None
+    loop.run_until_complete(page.trying)
+    assert "Why: routing mode: local only." in page.route.text()
+    page.privacies["never"].click()
+    page.modes["auto"].click()
+    page.try_button.click()
+    assert page.trying is not None
+    loop.run_until_complete(page.trying)
+    assert "Why: privacy: nothing leaves this machine." in page.route.text()
+    # Nothing was generated: the model was never even loaded, and no answer was recorded.
+    assert not docent.chat.loaded
+    assert loop.run_until_complete(docent.desk.history(10)) == []
+    assert not docent.paths.settings_file.exists()  # trying saves nothing
     dialog.deleteLater()

