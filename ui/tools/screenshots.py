@@ -11,9 +11,10 @@ import sys
 from pathlib import Path
 
 import qasync
-from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.bootstrap import Docent
+from app.cloud.presets import PRESETS
 from app.samples import SAMPLES, sample_path
 from ui.answer.turns import TurnsView
 from ui.theme import apply_theme, dark_palette
@@ -86,16 +87,12 @@ async def _shoot(folder: Path) -> None:
         dialog = window.open_settings()
         await dialog.loading
         dialog.tabs.setCurrentWidget(dialog.providers)
-        dialog.providers.add()  # what the tab looks like while a user adds a provider
-        for field, value in (
-            ("name", "openrouter"),
-            ("base_url", "https://openrouter.ai/api/v1"),
-            ("models", "openai/gpt-4o-mini, anthropic/claude-3.5-haiku"),
-        ):
-            line = dialog.providers.widgets[field]
-            assert isinstance(line, QLineEdit)
-            line.setText(value)
-        dialog.resize(900, 560)
+        # What the page looks like while a user adds a provider: the OpenRouter preset, two
+        # models typed (one priced, one not).
+        dialog.add_provider(next(p for p in PRESETS if p.name == "openrouter"))
+        for model in ("openai/gpt-4o-mini", "anthropic/claude-3.5-haiku", "qwen/qwen3-32b"):
+            dialog.provider_models.typed.setText(model)
+            dialog.provider_models.add_typed()
         _save(dialog, folder, "04-settings-cloud.png")
         dialog.reject()
         models = window.open_models()
