@@ -87,6 +87,23 @@ def test_valid_settings_are_saved_and_applied_without_restart(
     dialog.deleteLater()
 
 
+def test_use_the_gpu_offloads_every_layer_and_unticked_none(
+    docent: Docent, loop: qasync.QEventLoop
+) -> None:
+    dialog = SettingsDialog(docent)
+    assert not dialog.use_gpu.isChecked()  # the default: CPU only
+    dialog.use_gpu.setChecked(True)
+    assert loop.run_until_complete(dialog.submit()) is True
+    assert docent.settings.local.n_gpu_layers == -1
+    dialog.deleteLater()
+    again = SettingsDialog(docent)
+    assert again.use_gpu.isChecked()
+    again.use_gpu.setChecked(False)
+    assert loop.run_until_complete(again.submit()) is True
+    assert json.loads(docent.paths.settings_file.read_text())["local"]["n_gpu_layers"] == 0
+    again.deleteLater()
+
+
 PROVIDER_KEY = "sk-or-v1-0123456789abcdef"
 SERVER_KEY = "bearer-token-fedcba9876543210"
 

@@ -190,7 +190,9 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("This computer's speed"), speed_column)
         state = docent.chat.state
         self.engine = plain_label(
-            f"Runs on: {state.describe()}" if state else "Starts with the first question."
+            self.tr("Runs on: {state}").format(state=state.describe())
+            if state
+            else self.tr("Starts with the first question.")
         )
         self.engine.setWordWrap(True)
         self.normal_button = QPushButton(self.tr("Try the normal settings again"))
@@ -201,7 +203,9 @@ class SettingsDialog(QDialog):
         self.normal_button.clicked.connect(self.normal_settings)
         if (mode := docent.chat.safe_mode()) is not None:
             if state is None:
-                self.engine.setText(f"The local model runs with {mode.describe()}.")
+                self.engine.setText(
+                    self.tr("The local model runs with {mode}.").format(mode=mode.describe())
+                )
         else:
             self.normal_button.hide()
         engine_column = QVBoxLayout()
@@ -233,7 +237,9 @@ class SettingsDialog(QDialog):
 
     async def _normal_settings(self) -> None:
         await self.docent.chat.normal_settings()
-        self.engine.setText("Normal settings: the next question loads the model with them.")
+        self.engine.setText(
+            self.tr("Normal settings: the next question loads the model with them.")
+        )
         self.normal_button.hide()
         self.normal_button.setEnabled(True)
 
@@ -241,7 +247,7 @@ class SettingsDialog(QDialog):
         if self.measuring is not None:
             return None
         self.measure_button.setEnabled(False)
-        self.speed.setText("Measuring (a few seconds)…")
+        self.speed.setText(self.tr("Measuring (a few seconds)…"))
         self.measuring = self.background.run(self._measure_speed())
         return self.measuring
 
@@ -249,7 +255,11 @@ class SettingsDialog(QDialog):
         try:
             await self.docent.check_speed()
         except DocentError as error:
-            self.speed.setText(f"Docent could not measure this computer's speed: {error}")
+            self.speed.setText(
+                self.tr("Docent could not measure this computer's speed: {error}").format(
+                    error=error
+                )
+            )
         else:
             self.speed.setText(self.docent.describe_speed())
             self.models.refresh()  # its predictions and recommendation come from the check
@@ -372,7 +382,7 @@ class SettingsDialog(QDialog):
 
     async def _test(self, entry_list: EntryList, entry: Entry) -> None:
         key = entry.new_key or entry.stored_key
-        entry_list.test_result.setText("Testing…")
+        entry_list.test_result.setText(self.tr("Testing…"))
         # The MCP SDK loads on first use, off the GUI thread: it would slow every start-up.
         probes = await asyncio.to_thread(importlib.import_module, "app.cloud.probe")
         try:
@@ -386,7 +396,9 @@ class SettingsDialog(QDialog):
             first = error.errors()[0]
             field = ".".join(str(part) for part in first["loc"])
             where = f"{field}: " if field else ""
-            entry_list.test_result.setText(f"Fix this first: {where}{first['msg']}")
+            entry_list.test_result.setText(
+                self.tr("Fix this first: {problem}").format(problem=f"{where}{first['msg']}")
+            )
             return
         entry_list.test_result.setText(probe.describe())
 
@@ -403,7 +415,9 @@ class SettingsDialog(QDialog):
         return label
 
     def _choose_model(self) -> None:
-        name, _ = QFileDialog.getOpenFileName(self, "Chat model", "", "GGUF models (*.gguf)")
+        name, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Chat model"), "", self.tr("GGUF models (*.gguf)")
+        )
         if name:
             self.model.setText(name)
 
@@ -479,8 +493,10 @@ class SettingsDialog(QDialog):
                 self.reveal(entry_list)
                 entry_list.show_error(
                     -1,
-                    f"{store.describe()} Tick the box below to keep keys in a plain-text file, "
-                    "or leave the key fields empty.",
+                    self.tr(
+                        "{keychain} Tick the box below to keep keys in a plain-text file, or "
+                        "leave the key fields empty."
+                    ).format(keychain=store.describe()),
                 )
                 return False
             try:
@@ -512,7 +528,7 @@ class SettingsDialog(QDialog):
 
     def _report_failure(self, error: BaseException) -> None:
         self.failure.setStyleSheet(error_style(self.palette()))
-        self.failure.setText(f"Failed: {error}")
+        self.failure.setText(self.tr("Failed: {error}").format(error=error))
         self.failure.show()
 
     def _show(self, key: str, message: str) -> None:
