@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
@@ -32,7 +33,8 @@ from ui.background import Background
 from ui.plain import plain_label, plain_tooltip
 from ui.theme import error_style
 
-NAME, SIZE, RAM, RIGHT, HERE, LICENCE, STATE = range(7)
+# The state right after the name: in Settings' narrower page only the licence may scroll away.
+NAME, STATE, SIZE, RAM, RIGHT, HERE, LICENCE = range(7)
 
 
 def _gb(size: int) -> str:
@@ -63,25 +65,32 @@ class ModelManager(QDialog):
         self.models = [m for m in docent.catalog.models if m.role == "chat"]
         self.table = QTreeWidget()
         self.table.setHeaderLabels(
-            ["Model", "Size", "RAM needed", "Answers right", "On this computer", "Licence", "State"]
+            [
+                self.tr("Model"),
+                self.tr("State"),
+                self.tr("Size"),
+                self.tr("RAM needed"),
+                self.tr("Answers right"),
+                self.tr("On this computer"),
+                self.tr("Licence"),
+            ]
         )
         self.table.setRootIsDecorated(False)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setColumnWidth(NAME, 290)
+        # Every column as wide as its contents: no name or state cut short.
+        self.table.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.rows: dict[str, QTreeWidgetItem] = {}
         for model in self.models:
-            item = QTreeWidgetItem(
-                [
-                    model.title,
-                    _gb(model.size),
-                    f"{model.ram_gb:g} GB" if model.ram_gb else "",
-                    _percent(model.evaluation.right) if model.evaluation else "",
-                    "",
-                    model.licence.partition(" (")[0],  # its name; the tooltip has it whole
-                    "",
-                ]
-            )
+            item = QTreeWidgetItem()
+            for column, text in (
+                (NAME, model.title),
+                (SIZE, _gb(model.size)),
+                (RAM, f"{model.ram_gb:g} GB" if model.ram_gb else ""),
+                (RIGHT, _percent(model.evaluation.right) if model.evaluation else ""),
+                (LICENCE, model.licence.partition(" (")[0]),  # its name; the tooltip: whole
+            ):
+                item.setText(column, text)
             item.setToolTip(NAME, plain_tooltip(f"{model.name} — {model.upstream}"))
             if model.evaluation:
                 item.setToolTip(

@@ -102,6 +102,7 @@ class SettingsDialog(QDialog):
         self.page_list = QListWidget()
         self.page_list.setAccessibleName(self.tr("Settings pages"))
         self.page_list.setFixedWidth(170)
+        self.page_list.setSpacing(3)
         self.pages = QStackedWidget()
         self._cloud_lists(settings)
         self.routing = RoutingPage(
@@ -272,6 +273,7 @@ class SettingsDialog(QDialog):
         for section, name, label, low, high in numbers:
             box = QSpinBox()
             box.setAccessibleName(self.tr(str(label)))
+            box.setMaximumWidth(160)  # a number, not a line of text
             box.setRange(low, high)
             value = getattr(getattr(self.docent.settings, section), name)
             box.setValue(0 if value is None else int(value))
