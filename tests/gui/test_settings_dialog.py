@@ -17,10 +17,12 @@ from PySide6.QtWidgets import QComboBox, QLineEdit, QPlainTextEdit
 from app.bootstrap import Docent
 from app.llm.safety import SafeMode, SafetyMemory
 from app.secrets import PLAINTEXT_FILE_NAME, provider_key, server_key
+from app.settings import Settings
 from tests.conftest import files_containing
 from tests.peers.everything import everything_stdio
 from ui.settings.cloud_settings import EntryList, KeychainNotice
 from ui.settings.model_checklist import ModelChecklist
+from ui.settings.routing_page import RoutingPage
 from ui.settings.settings_dialog import SettingsDialog
 
 
@@ -420,9 +422,7 @@ def test_the_keychain_notice_is_only_on_the_pages_whose_entries_hold_keys(
     dialog.deleteLater()
 
 
-def test_try_a_question_shows_the_route_and_why_without_generating(
-    docent: Docent, loop: qasync.QEventLoop, tmp_path: Path
-) -> None:
+def index_notes(docent: Docent, loop: qasync.QEventLoop, tmp_path: Path) -> None:
     notes = tmp_path / "tea.md"
     notes.write_text(
         "# Tea\n\nGreen tea is steamed or pan-fired soon after picking. Oolong is partly "
@@ -435,13 +435,23 @@ def test_try_a_question_shows_the_route_and_why_without_generating(
             pass
 
     loop.run_until_complete(index())
-    dialog = opened(docent, loop)
-    page = dialog.routing
-    page.question.setText("How is green tea made?")
+
+
+def tried(page: RoutingPage, loop: qasync.QEventLoop, question: str) -> str:
+    page.question.setText(question)
     page.try_button.click()
     assert page.trying is not None
     loop.run_until_complete(page.trying)
-    assert page.route.text() == (
+    return page.route.text()
+
+
+def test_try_a_question_shows_the_route_and_why_without_generating(
+    docent: Docent, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    index_notes(docent, loop, tmp_path)
+    dialog = opened(docent, loop)
+    page = dialog.routing
+    assert tried(page, loop, "How is green tea made?") == (
         "On this computer, with qwen2.5-coder-0.5b.\n"
         "Why: local only: no cloud route is configured.\n"
         "Found 1 passage in 1 document.\n"
@@ -449,18 +459,38 @@ def test_try_a_question_shows_the_route_and_why_without_generating(
     )
     # The unsaved choices on the page are the ones tried.
     page.modes["local"].click()
-    page.question.returnPressed.emit()
+    page.question.returnPressed.emit()  # Enter tries too
     assert page.trying is not None
     loop.run_until_complete(page.trying)
     assert "Why: routing mode: local only." in page.route.text()
     page.privacies["never"].click()
     page.modes["auto"].click()
-    page.try_button.click()
-    assert page.trying is not None
-    loop.run_until_complete(page.trying)
-    assert "Why: privacy: nothing leaves this machine." in page.route.text()
+    assert "Why: privacy: nothing leaves this machine." in tried(page, loop, "How is tea made?")
     # Nothing was generated: the model was never even loaded, and no answer was recorded.
     assert not docent.chat.loaded
     assert loop.run_until_complete(docent.desk.history(10)) == []
     assert not docent.paths.settings_file.exists()  # trying saves nothing
+    dialog.deleteLater()
+
+
+def test_try_a_question_shows_a_hard_question_going_to_the_cloud_and_why(
+    docent: Docent, loop: qasync.QEventLoop, tmp_path: Path, llama_server: str
+) -> None:
+    provider = {"name": "llama", "base_url": llama_server, "models": ["qwen-mini"]}
+    with_cloud = Settings.model_validate({"cloud": {"providers": [provider]}})
+    loop.run_until_complete(docent.apply_settings(with_cloud))
+    index_notes(docent, loop, tmp_path)
+    dialog = opened(docent, loop)
+    shown = tried(
+        dialog.routing, loop, "Compare green tea and oolong: why do they taste different?"
+    )
+    assert shown.startswith("In the cloud, with llama/qwen-mini.\nWhy: ")
+    assert "asks for a comparison" in shown
+    assert "asks why / for an explanation" in shown
+    simple = tried(dialog.routing, loop, "How is green tea made?")
+    assert simple.startswith("On this computer, with qwen2.5-coder-0.5b.\nWhy: simple question")
+    # No model wrote anything: none loaded here, nothing recorded, nothing charged.
+    assert not docent.chat.loaded
+    assert loop.run_until_complete(docent.desk.history(10)) == []
+    assert docent.desk.budget.left_usd() == with_cloud.routing.monthly_budget_usd
     dialog.deleteLater()

@@ -123,7 +123,6 @@ class RoutingPage(QWidget):
             explanation = QLabel(str(button.property("explanation")))
             explanation.setWordWrap(True)
             explanation.setIndent(24)  # under the button's text, past its circle
-            explanation.setBuddy(button)
             column.addWidget(button)
             column.addWidget(explanation)
         return box

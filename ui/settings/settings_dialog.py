@@ -325,10 +325,8 @@ class SettingsDialog(QDialog):
     def fetch_models(self) -> asyncio.Task[None] | None:
         """Ask the selected provider which models it serves (GET …/models), to tick."""
         entry = self.providers.selected()
-        if entry is None:
+        if entry is None or self.fetching is not None:  # one at a time (the button is off)
             return None
-        if self.fetching is not None:
-            self.fetching.cancel()  # a new fetch replaces the one still waiting
         self.fetching = self.background.run(self._fetch(entry))
         return self.fetching
 
