@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QObject, QUrl, Slot
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QApplication, QLabel
 
 from app.bootstrap import Docent
 from app.catalog import Catalog, Evaluation, ModelPart, Speed
@@ -208,3 +210,32 @@ def test_a_missing_model_at_start_up_is_said_and_the_bundled_one_is_used(
         assert window.model_state.text() == "Local model: qwen2.5-coder-0.5b (idle)"
     finally:
         close_window(loop, window)
+
+
+class FileManager(QObject):
+    """Stands in for the desktop's file manager: Qt hands it the file: URLs it is asked to
+    open (QDesktopServices.setUrlHandler), so no real one starts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.opened: list[str] = []
+
+    @Slot(QUrl)
+    def open(self, url: QUrl) -> None:
+        self.opened.append(url.toLocalFile())
+
+
+def test_open_models_folder_shows_the_folder_instead_of_printing_its_path(
+    docent: Docent, loop: qasync.QEventLoop
+) -> None:
+    file_manager = FileManager()
+    QDesktopServices.setUrlHandler("file", file_manager, "open")
+    manager = ModelManager(docent)
+    try:
+        folder = str(docent.paths.models_dir)
+        assert all(folder not in label.text() for label in manager.findChildren(QLabel))
+        manager.folder_button.click()
+        assert file_manager.opened == [folder]
+    finally:
+        QDesktopServices.unsetUrlHandler("file")
+        manager.deleteLater()
