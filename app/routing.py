@@ -236,28 +236,19 @@ class AutoPolicy:
         if requested == "local" or (requested is None and self.settings.mode == "local"):
             why = "you asked for the local model" if requested else "routing mode: local only"
             return self._local(why)
+        if requested == "cloud" and (refused := self.cloud_unavailable()):
+            raise RouteUnavailable(refused)
         if self.settings.privacy == "never":
-            if requested == "cloud":
-                raise RouteUnavailable("privacy is set to never send anything to the cloud")
             return self._local("privacy: nothing leaves this machine")
         models = list(self.cloud())
         if not models:
-            if requested == "cloud":
-                raise RouteUnavailable(NO_CLOUD)
             return self._local("local only: no cloud route is configured")
         chosen = self._cloud_model(features, models)
         forced = requested == "cloud" or self.settings.mode == "cloud"
         if chosen is None:
-            down = "; ".join(f"{m.server}: {m.detail or 'down'}" for m in models)
-            if requested == "cloud":
-                raise RouteUnavailable(f"every cloud route is down ({down})")
-            return self._local(f"cloud unavailable ({down})")
-        left = self.budget_left_usd()
-        if left <= 0:
-            budget = self.settings.monthly_budget_usd
-            if requested == "cloud":
-                raise RouteUnavailable(f"this month's cloud budget (${budget:.2f}) is spent")
-            return self._local(f"this month's cloud budget (${budget:.2f}) is spent")
+            return self._local(f"cloud unavailable ({_down(models)})")
+        if self.budget_left_usd() <= 0:
+            return self._local(_budget_spent(self.settings.monthly_budget_usd))
         if forced:
             why = "you asked for the cloud" if requested else "routing mode: cloud only"
             return RouteDecision("cloud", chosen.model, why)
@@ -266,6 +257,20 @@ class AutoPolicy:
             return RouteDecision("cloud", chosen.model, "; ".join(reasons[:3]))
         evidence = "; ".join(reasons) or "strong evidence"
         return self._local(f"simple question ({evidence})")
+
+    def cloud_unavailable(self) -> str | None:
+        """Why no question can go to the cloud now (None: one can): what a request for the
+        cloud is refused with, and what the window says beside its "Cloud only" choice."""
+        if self.settings.privacy == "never":
+            return "privacy is set to never send anything to the cloud"
+        models = list(self.cloud())
+        if not models:
+            return NO_CLOUD
+        if not any(model.healthy for model in models):
+            return f"every cloud route is down ({_down(models)})"
+        if self.budget_left_usd() <= 0:
+            return _budget_spent(self.settings.monthly_budget_usd)
+        return None
 
     def escalation(self, question: str, why: str) -> RouteDecision | None:
         """Only with the cascade on, the cloud allowed, up and within budget."""
@@ -303,3 +308,11 @@ class AutoPolicy:
             if topic_model and model.model == topic_model:
                 return model
         return healthy[0] if healthy else None
+
+
+def _down(models: Sequence[CloudModel]) -> str:
+    return "; ".join(f"{m.server}: {m.detail or 'down'}" for m in models)
+
+
+def _budget_spent(budget_usd: float) -> str:
+    return f"this month's cloud budget (${budget_usd:.2f}) is spent"

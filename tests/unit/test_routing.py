@@ -100,6 +100,22 @@ def test_cloud_health_is_read_at_every_decision() -> None:
         policy(cloud=[]).decide("x", STRONG, requested="cloud")
 
 
+def test_why_the_cloud_is_unavailable_is_what_a_cloud_request_is_refused_with() -> None:
+    assert policy().cloud_unavailable() is None
+    for blocked, why in (
+        (policy(cloud=[]), NO_CLOUD),
+        (policy(privacy="never"), "privacy is set to never send anything to the cloud"),
+        (policy(cloud=[DOWN]), "every cloud route is down (gateway: cannot reach "),
+        (policy(budget_left=0.0), "this month's cloud budget ($5.00) is spent"),
+    ):
+        reason = blocked.cloud_unavailable()
+        assert reason is not None
+        assert reason.startswith(why)
+        with pytest.raises(RouteUnavailable) as refused:
+            blocked.decide("x", STRONG, requested="cloud")
+        assert str(refused.value) == reason
+
+
 def test_modes_and_explicit_requests_override_the_question() -> None:
     assert policy(mode="local").decide("Compare A and B, and why?", STRONG).route == "local"
     forced = policy(mode="cloud").decide("How long?", STRONG)
