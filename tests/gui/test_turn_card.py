@@ -15,7 +15,17 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QToolTip
 from pytestqt.qtbot import QtBot
 
-from app.answering import Failed, Finished, RouteDecided, Source, SourcesFound, Token
+from app.answering import (
+    AnswerEvent,
+    Failed,
+    Finished,
+    RouteDecided,
+    Source,
+    SourcesFound,
+    Status,
+    Token,
+    Waiting,
+)
 from app.answering.metrics import AnswerMetrics
 from app.bootstrap import Docent
 from app.llm.engine import Message
@@ -248,3 +258,52 @@ def test_the_answer_lines_up_with_its_question_and_is_spaced_for_its_script(
     chinese.apply(Finished("发票保存七年。", (), metrics(), 1, False, None))
     assert chinese.answer.document().firstBlock().blockFormat().lineHeight() == CJK_LINE_HEIGHT
     chinese.deleteLater()
+
+
+def test_the_waiting_line_follows_the_core_until_the_first_token(card: TurnCard) -> None:
+    """Until text comes, a muted line says what the core is doing, in its events' order; the
+    first token puts the answer in its place."""
+    card.show()
+    shown: list[str] = []
+
+    def step(event: AnswerEvent | None) -> None:
+        if event is not None:
+            card.apply(event)
+        assert card.answer.isHidden()
+        shown.append(card.waiting.text())
+
+    fleet = Source(3, 3, 2, "fleet.pdf", "/nowhere/fleet.pdf", 1, "1", None, "Vans.", 0.4)
+    for event in (
+        None,  # as begun
+        SourcesFound((source(1, "Invoices."), source(2, "Ledgers."), fleet)),
+        RouteDecided("local", "qwen", "simple question (strong evidence)"),
+        Waiting(1),
+        RouteDecided("cloud", "gw/gpt-4.1-mini", "2-part question"),
+        Status("Streaming... 39 chars"),
+    ):
+        step(event)
+    assert shown == [
+        "Searching your documents…",
+        "Found 3 passages in 2 documents",
+        "Reading them on this computer…",
+        "Waiting: 1 answer ahead",
+        "Asking gw/gpt-4.1-mini…",
+        "Streaming... 39 chars",
+    ]
+    assert card.waiting.isVisible()
+    card.apply(Token("Seven"))
+    assert card.waiting.isHidden()
+    assert card.answer.isVisible()
+    card.apply(Status("Streaming... 80 chars"))  # a server's status mid-answer: text stays
+    assert card.waiting.isHidden()
+    assert card.answer.isVisible()
+
+
+def test_an_answer_that_ends_without_text_clears_the_waiting_line(card: TurnCard) -> None:
+    card.show()
+    card.apply(SourcesFound((source(1, "Invoices."),)))
+    assert card.waiting.text() == "Found 1 passage in 1 document"
+    card.apply(Failed("the cloud answered 401: check the key", None))
+    assert card.waiting.isHidden()
+    assert card.answer.toPlainText().endswith("[failed: the cloud answered 401: check the key]")
+    assert card.answer.isVisible()

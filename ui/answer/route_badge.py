@@ -1,14 +1,34 @@
-"""The route badge under an answer: a coloured chip for the route, the model, and the live
-numbers (TTFT ticking until the first token, then total, tok/s, tokens and cost); the router's
-reason on hover; the whole line copyable."""
+"""The route badge under an answer: a coloured chip for the route, then where it ran and why in
+muted words, and on the right the live numbers (the first token's wait ticking, then the total,
+the speed and the cost). Click, Enter or Space opens the details; the whole line is copyable
+as the CLI's footer."""
 
 from __future__ import annotations
 
+import re
 import time
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QKeyEvent, QKeySequence
-from PySide6.QtWidgets import QHBoxLayout, QMenu, QWidget
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QColor,
+    QContextMenuEvent,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+    QMouseEvent,
+    QPalette,
+    QResizeEvent,
+)
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QSizePolicy,
+    QWidget,
+)
 
 from app.answering import (
     AnswerEvent,
@@ -20,46 +40,207 @@ from app.answering import (
     Token,
     Waiting,
 )
-from app.answering.metrics import AnswerMetrics, describe_cost
+from app.answering.metrics import AnswerMetrics
 from ui.plain import plain_label, plain_tooltip
-from ui.theme import error_colour, route_colour
+from ui.theme import error_colour, is_dark, route_colour
 
 TICK_MS = 100
+FREE_ROUTES = ("local", "cache")  # answered on this computer: nothing to pay
+_BRACKETED = re.compile(r"^(.*?) \((.*)\)$")  # "simple question (strong evidence)"
 
 
-class RouteBadge(QWidget):
-    """No signals: the conversation hands it the answer's events.
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("RouteBadge", text)
 
-    `text()` is the badge as one line (what Copy puts on the clipboard): the metrics' footer
-    once the answer is finished.
-    """
+
+def muted_colour(palette: QPalette) -> QColor:
+    """Secondary text: the text colour 60 % of the way from the background, so it reads as
+    quieter yet keeps 4.5:1 on light and dark palettes (Fusion's placeholder grey does not)."""
+    text = palette.color(QPalette.ColorRole.WindowText)
+    ground = palette.color(QPalette.ColorRole.Window)
+    return QColor(
+        round(0.6 * text.red() + 0.4 * ground.red()),
+        round(0.6 * text.green() + 0.4 * ground.green()),
+        round(0.6 * text.blue() + 0.4 * ground.blue()),
+    )
+
+
+def warning_colour(palette: QPalette) -> QColor:
+    # Amber that keeps 4.5:1: a dark brown-orange on light backgrounds, orange 300 on dark.
+    return QColor("#ffb74d") if is_dark(palette) else QColor("#8a4b00")
+
+
+def plain_reason(reason: str) -> str:
+    """The router's reason in the badge's plain words; the full reason stays in the details
+    and the copied line (the core words them in English: the Chinese interface is later)."""
+    plain = {
+        "routing mode: local only": _tr("route set to This computer only"),
+        "routing mode: cloud only": _tr("route set to Cloud only"),
+        "local only: no cloud route is configured": _tr("no cloud set up"),
+        "privacy: nothing leaves this machine": _tr("privacy: nothing leaves this computer"),
+        "you asked for the local model": _tr("you asked for this computer"),
+    }.get(reason)
+    if plain is not None:
+        return plain
+    if match := _BRACKETED.match(reason):
+        reason = f"{match[1]} · {match[2]}"
+    return reason.replace("; ", " · ")
+
+
+def where(route: str, model: str) -> str:
+    if route == "local":
+        return _tr("on this computer")
+    if route == "cache":
+        return _tr("an earlier answer, again")
+    return model
+
+
+def describe_cost(route: str, cost_usd: float | None) -> str:
+    """ "free" on this computer, "$0.0021" in the cloud, "cost unknown" without a price."""
+    if cost_usd is None:
+        return _tr("cost unknown")
+    if route in FREE_ROUTES and cost_usd == 0:
+        return _tr("free")
+    return f"${cost_usd:.4f}"
+
+
+def _seconds(seconds: float | None, digits: int = 1) -> str:
+    return "–" if seconds is None else f"{seconds:.{digits}f} s"
+
+
+class ElidedLabel(QLabel):
+    """One line of plain text, cut with "…" at the right where the row is too narrow; the
+    whole text is its tooltip."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # reachable by keyboard, to copy it
-        self.setAccessibleName("Route and timings")
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._full = ""
+
+    def full_text(self) -> str:
+        return self._full
+
+    def set_full_text(self, text: str) -> None:
+        self._full = text
+        self.setToolTip(plain_tooltip(text))
+        self._elide()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        self.setText(
+            self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, self.width())
+        )
+
+
+class RouteDetails(QFrame):
+    """Why this route, and what the answer cost: a popup under the badge, closed by Esc or a
+    click elsewhere.
+
+    Signals: sent_requested() — "What was sent" was pressed.
+    """
+
+    sent_requested = Signal()
+
+    def __init__(self, badge: RouteBadge) -> None:
+        super().__init__(badge, Qt.WindowType.Popup)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAccessibleName(_tr("Why this route"))
+        self.form = QFormLayout(self)
+        self.form.setContentsMargins(12, 10, 12, 10)
+        self.sent: QPushButton | None = None
+
+    def add(self, label: str, value: str, tooltip: str = "") -> QLabel:
+        shown = plain_label(value)
+        shown.setWordWrap(True)
+        shown.setMaximumWidth(420)
+        shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        shown.setToolTip(plain_tooltip(tooltip))
+        self.form.addRow(label, shown)
+        return shown
+
+    def add_sent_button(self) -> None:
+        self.sent = QPushButton(_tr("What was sent…"))
+        self.sent.clicked.connect(self.sent_requested)
+        self.sent.clicked.connect(self.close)
+        self.form.addRow(self.sent)
+
+    def values(self) -> dict[str, str]:
+        """Each row's label and value, as shown (the tests read them)."""
+        shown: dict[str, str] = {}
+        for row in range(self.form.rowCount()):
+            label = self.form.itemAt(row, QFormLayout.ItemRole.LabelRole)
+            field = self.form.itemAt(row, QFormLayout.ItemRole.FieldRole)
+            if label is not None and field is not None:
+                name, value = label.widget(), field.widget()
+                if isinstance(name, QLabel) and isinstance(value, QLabel):
+                    shown[name.text()] = value.text()
+        return shown
+
+
+class RouteBadge(QWidget):
+    """Signals: sent_requested() — the details' "What was sent" button. The conversation hands
+    the badge the answer's events.
+
+    `text()` is the badge as one line (what Copy puts on the clipboard): the metrics' footer
+    once the answer is finished, as the CLI prints it.
+    """
+
+    sent_requested = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # reachable by keyboard: details, copy
+        self.setAccessibleName(_tr("Route and timings"))
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip(_tr("Why this route, and what it cost: click, or press Enter"))
         self.chip = plain_label()
         self.chip.setObjectName("routeChip")
+        # Its own size whatever the row's height, centred: a stretched chip turned into a slab.
+        self.chip.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.chip.hide()
-        self.model = plain_label()
+        self.reason = ElidedLabel()
         self.numbers = plain_label()
-        self.numbers.setWordWrap(True)
+        self.numbers.setToolTip(
+            plain_tooltip(
+                _tr(
+                    "first token: the wait until the answer's first word\n"
+                    "then the whole answer's time, and how fast it was written (tokens a second)"
+                )
+            )
+        )
+        self.cost = plain_label()
+        for label in (self.numbers, self.cost):
+            font = label.font()
+            font.setPointSizeF(font.pointSizeF() * 0.9)
+            label.setFont(font)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 2, 0, 2)
-        layout.addWidget(self.chip)
-        layout.addWidget(self.model)
-        layout.addWidget(self.numbers, 1)
+        layout.addWidget(self.chip, 0, Qt.AlignmentFlag.AlignVCenter)
+        layout.addWidget(self.reason, 1)
+        layout.addWidget(self.numbers)
+        layout.addWidget(self.cost)
         self.ticker = QTimer(self)
         self.ticker.setInterval(TICK_MS)
         self.ticker.timeout.connect(self._tick)
+        self.details: RouteDetails | None = None
+        self.spending = ""  # this month's cloud spending after the answer; "" not shown
         self._asked_at = 0.0
         self._first_token_at: float | None = None
         self._tokens = 0  # streamed so far (text pieces: a token each from every route)
         self._route = ""
+        self._model = ""
         self._reason = ""
         self._searched_for = ""  # a follow-up's standalone form, as retrieval read it
         self._progress = ""  # what the route says while no text has come: queue, status
+        self._metrics: AnswerMetrics | None = None
+        self._sent = False  # a cloud call's messages exist to show
         self._text = ""
+        self._show_colours()
 
     def text(self) -> str:
         return self._text
@@ -75,6 +256,9 @@ class RouteBadge(QWidget):
         self._searched_for = ""
         self._route = ""
         self._progress = ""
+        self._metrics = None
+        self._sent = False
+        self.cost.clear()
         self._show_route("routing…", "", "")
         self.ticker.start()
         self._tick()
@@ -83,7 +267,6 @@ class RouteBadge(QWidget):
         match event:
             case InConversation(standalone=standalone):
                 self._searched_for = standalone
-                self._show_tooltip()
             case RouteDecided(route=route, model=model, reason=reason):
                 self._first_token_at = None  # a cascade restarts the wait for text
                 self._tokens = 0
@@ -101,7 +284,8 @@ class RouteBadge(QWidget):
                     self._first_token_at = time.perf_counter()
                     self._progress = ""
                     self._tick()
-            case Finished(metrics=metrics):
+            case Finished(metrics=metrics, sent=sent):
+                self._sent = bool(sent)
                 self.settle(metrics)
             case Failed(error=error):
                 self.fail(error)
@@ -109,29 +293,79 @@ class RouteBadge(QWidget):
     def settle(self, metrics: AnswerMetrics) -> None:
         """The answer's recorded numbers replace the live ones."""
         self.ticker.stop()
+        self._metrics = metrics
         self._show_route(metrics.route, metrics.model, metrics.reason)
-        ttft = "–" if metrics.ttft_s is None else f"{metrics.ttft_s:.2f} s"
-        rate = "–" if metrics.tokens_per_s is None else f"{metrics.tokens_per_s:.1f} tok/s"
+        rate = "–" if metrics.tokens_per_s is None else f"{metrics.tokens_per_s:.0f} tok/s"
         self.numbers.setText(
-            f"TTFT {ttft} · total {metrics.total_s:.1f} s · {rate} · "
-            f"{metrics.prompt_tokens}+{metrics.completion_tokens} tokens · "
-            f"{describe_cost(metrics.cost_usd)}"
+            _tr("first token {ttft} · {total} · {rate} ·").format(
+                ttft=_seconds(metrics.ttft_s), total=_seconds(metrics.total_s), rate=rate
+            )
         )
+        self.cost.setText(describe_cost(metrics.route, metrics.cost_usd))
         self._text = metrics.footer()
         self.setAccessibleDescription(self._text)  # route, reason and numbers, as copied
 
     def fail(self, error: str) -> None:
         self.ticker.stop()
         self.chip.hide()
-        self.model.clear()
+        self.reason.set_full_text("")
+        self.cost.clear()
         self.numbers.setText(f"failed: {error}")
         self.numbers.setStyleSheet(f"color: {error_colour(self.palette()).name()}")
         self._text = f"failed: {error}"
         self.setAccessibleDescription(self._text)
 
+    def open_details(self) -> RouteDetails | None:
+        """The details under the badge: route, model, the full reason, the follow-up's search,
+        every number, the month's spending and what was sent. None before a route is chosen."""
+        if not self._reason:
+            return None
+        details = RouteDetails(self)
+        details.add(_tr("Route"), f"{self._route} — {where(self._route, self._model)}")
+        details.add(_tr("Model"), self._model)
+        details.add(_tr("Why"), self._reason)
+        if self._searched_for:
+            details.add(
+                _tr("Searched for"),
+                self._searched_for,
+                _tr("A follow-up, as the documents were searched for it"),
+            )
+        if (metrics := self._metrics) is not None:
+            details.add(
+                _tr("First token"),
+                _seconds(metrics.ttft_s, 2),
+                _tr("The wait until the answer's first word"),
+            )
+            details.add(_tr("Total"), _seconds(metrics.total_s, 2))
+            if metrics.tokens_per_s is not None:
+                details.add(
+                    _tr("Speed"),
+                    f"{metrics.tokens_per_s:.1f} tok/s",
+                    _tr("How fast the answer was written: tokens (word pieces) a second"),
+                )
+            details.add(
+                _tr("Tokens"),
+                _tr("{sent} in · {written} out").format(
+                    sent=metrics.prompt_tokens, written=metrics.completion_tokens
+                ),
+                _tr("In: the question and the passages read; out: the answer written"),
+            )
+            details.add(_tr("Cost"), describe_cost(metrics.route, metrics.cost_usd))
+        if self.spending:
+            details.add(_tr("This month"), self.spending, _tr("Cloud spending after this answer"))
+        if self._sent:
+            details.add_sent_button()
+            details.sent_requested.connect(self.sent_requested)
+        details.move(self.mapToGlobal(QPoint(0, self.height())))
+        details.destroyed.connect(lambda: setattr(self, "details", None))
+        self.details = details
+        details.show()
+        details.setFocus()
+        return details
+
     def _show_route(self, route: str, model: str, reason: str) -> None:
-        self._route, self._reason = route, reason
-        self.numbers.setStyleSheet("")
+        self._route, self._model, self._reason = route, model, reason
+        self._show_colours()  # a failure's red, gone
         self.chip.setText(route)
         self.chip.setVisible(bool(route))
         colour = route_colour(route).name()
@@ -139,44 +373,61 @@ class RouteBadge(QWidget):
             f"#routeChip {{ background: {colour}; color: white; border-radius: 8px;"
             " padding: 1px 8px; font-weight: bold; }"
         )
-        self.model.setText(model)
-        self._show_tooltip()
+        self.reason.set_full_text(
+            f"{where(route, model)} · {plain_reason(reason)}" if reason else ""
+        )
         self.setAccessibleDescription(f"{route} {model}: {reason}")
 
-    def _show_tooltip(self) -> None:
-        """On hover: why the route answered, and what a follow-up was searched as."""
-        lines = [f"why: {self._reason}"] if self._reason else []
-        if self._searched_for:
-            lines.append(f"searched the documents for: {self._searched_for}")
-        tip = plain_tooltip("\n".join(lines))
-        for label in (self.chip, self.model, self.numbers):
-            label.setToolTip(tip)
+    def _show_colours(self) -> None:
+        muted = muted_colour(self.palette()).name()
+        for label in (self.reason, self.numbers):
+            label.setStyleSheet(f"color: {muted}")
+        unknown = self._metrics is not None and self._metrics.cost_usd is None
+        cost = warning_colour(self.palette()) if unknown else muted_colour(self.palette())
+        self.cost.setStyleSheet(f"color: {cost.name()}")
 
     def _tick(self) -> None:
         now = time.perf_counter()
         if self._first_token_at is None:
-            ttft = f"TTFT {now - self._asked_at:.1f} s…"
+            wait = _tr("first token {seconds} s…").format(seconds=f"{now - self._asked_at:.1f}")
         else:
-            ttft = f"TTFT {self._first_token_at - self._asked_at:.2f} s"
-            ttft += f" · {self._tokens} tokens"
+            wait = _tr("first token {seconds} s · {tokens} tokens").format(
+                seconds=f"{self._first_token_at - self._asked_at:.2f}", tokens=self._tokens
+            )
             if self._tokens > 1 and now > self._first_token_at:  # the decode rate, live
-                ttft += f" · {(self._tokens - 1) / (now - self._first_token_at):.1f} tok/s…"
-        self.numbers.setText(ttft + self._progress)
+                wait += f" · {(self._tokens - 1) / (now - self._first_token_at):.1f} tok/s…"
+        self.numbers.setText(wait)
         route = self._route  # "routing…" until decided, then as the finished footer says it
         if self._reason:
-            route = f"route: {route} ({self.model.text()}) · why: {self._reason}"
-        self._text = f"{route}{self._progress} · {ttft}"
+            route = f"route: {route} ({self._model}) · why: {self._reason}"
+        self._text = f"{route}{self._progress} · {wait}"
 
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(self._text)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:  # the system switched light/dark
+            self._show_colours()
+        super().changeEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.matches(QKeySequence.StandardKey.Copy):
             self.copy()
             return
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
+            self.open_details()
+            return
         super().keyPressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.open_details()
+            return
+        super().mouseReleaseEvent(event)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         menu = QMenu(self)
-        menu.addAction("Copy", self.copy)
+        menu.addAction(_tr("Copy"), self.copy)
+        details = menu.addAction(_tr("Why this route…"), self.open_details)
+        details.setEnabled(bool(self._reason))
         menu.exec(event.globalPos())

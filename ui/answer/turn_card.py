@@ -35,7 +35,9 @@ from app.answering import (
     RouteDecided,
     Source,
     SourcesFound,
+    Status,
     Token,
+    Waiting,
 )
 from app.answering.citations import (
     UNVERIFIED,
@@ -45,7 +47,7 @@ from app.answering.citations import (
 )
 from app.cjk import CJK_RUN
 from app.llm.engine import Message
-from ui.answer.route_badge import RouteBadge
+from ui.answer.route_badge import RouteBadge, muted_colour
 from ui.answer.source_cards import SourceCards, Thumbnails
 from ui.background import Background
 from ui.plain import insert_markdown, plain_label, plain_tooltip
@@ -123,6 +125,10 @@ class TurnCard(QFrame):
         self.answer.setAccessibleName("Answer")
         self.answer.anchorClicked.connect(self._open_chip)
         self.answer.highlighted.connect(self._show_passage)
+        self.waiting = plain_label()  # what the core is doing until the first token
+        self.waiting.setWordWrap(True)
+        self.waiting.setAccessibleName(self.tr("Progress"))
+        self.waiting.hide()
         self.badge = RouteBadge()
         self.sources = SourceCards(thumbnails, background)
         self.sources.source_clicked.connect(self.source_clicked)
@@ -139,6 +145,7 @@ class TurnCard(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 10, 12, 10)
         layout.addWidget(self.asked)
+        layout.addWidget(self.waiting)
         layout.addWidget(self.answer)
         layout.addWidget(self.badge)
         layout.addWidget(self.sources)
@@ -156,12 +163,15 @@ class TurnCard(QFrame):
         self.what_was_sent.clicked.connect(
             lambda: self.sent_requested.emit(sent_as_text(self._sent or ()))
         )
+        self.badge.sent_requested.connect(self.what_was_sent.click)
 
     def begin(self) -> None:
         self.badge.begin()
+        self._wait(self.tr("Searching your documents…"))
 
     def apply(self, event: AnswerEvent) -> None:
         self.badge.apply(event)
+        self._show_waiting(event)
         match event:
             case SourcesFound(sources=sources):
                 self._found = {source.number: source for source in sources}
@@ -191,6 +201,53 @@ class TurnCard(QFrame):
                 cursor = self.answer.textCursor()
                 cursor.select(QTextCursor.SelectionType.Document)
                 cursor.mergeCharFormat(style)
+
+    def _show_waiting(self, event: AnswerEvent) -> None:
+        """Until the first token: what the core is doing, in its events' order, so the wait
+        never looks idle; any text (or the end) replaces it with the answer."""
+        match event:
+            case SourcesFound(sources=sources):
+                passages = len(sources)
+                documents = len({source.document_id for source in sources})
+                self._wait(
+                    self.tr("Found no passages in your documents")
+                    if not passages
+                    else self.tr("Found {passages} in {documents}").format(
+                        passages=self.tr("1 passage")
+                        if passages == 1
+                        else self.tr("{n} passages").format(n=passages),
+                        documents=self.tr("1 document")
+                        if documents == 1
+                        else self.tr("{n} documents").format(n=documents),
+                    )
+                )
+            case RouteDecided(route=route, model=model):
+                self._wait(
+                    self.tr("Reading them on this computer…")
+                    if route == "local"
+                    else self.tr("Taking an earlier answer…")
+                    if route == "cache"
+                    else self.tr("Asking {model}…").format(model=model)
+                )
+            case Waiting(ahead=ahead):
+                self._wait(
+                    self.tr("Waiting: 1 answer ahead")
+                    if ahead == 1
+                    else self.tr("Waiting: {n} answers ahead").format(n=ahead)
+                )
+            case Status(text=text):
+                self._wait(text)
+            case Token() | Finished() | Failed():
+                self.waiting.hide()
+                self.answer.show()
+
+    def _wait(self, text: str) -> None:
+        if self._streamed:  # a cascade's draft, or a server's status mid-answer: text stays
+            return
+        self.waiting.setText(text)
+        self.waiting.setStyleSheet(f"color: {muted_colour(self.palette()).name()}")
+        self.waiting.show()
+        self.answer.hide()  # empty until the first token: the waiting line stands in for it
 
     def focus_order(self) -> list[QWidget]:
         """What Tab visits in the card, top to bottom (hidden ones are skipped by Qt)."""
