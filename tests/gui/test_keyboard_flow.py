@@ -94,8 +94,16 @@ def test_add_ask_and_open_the_cited_page_by_keyboard_alone(
 
     # Round the window once: the sidebar, the start page, and back to the question.
     passed = tab_to(lambda widget: widget is window.question)
-    assert passed[0] is window.conversation_list.list  # the stop button waits for an answer
-    order = [window.conversation_list.list, window.documents, window.empty_state.add_button]
+    # Send waits for a question; then the status bar's cloud state, and on round to the
+    # sidebar, the header's route menu, the start page and the scope chip.
+    assert passed[:2] == [window.cloud_state, window.conversation_list.list]
+    order = [
+        window.conversation_list.list,
+        window.documents,
+        window.header.route,
+        window.empty_state.add_button,
+        window.composer.scope,
+    ]
     assert [passed.index(widget) for widget in order] == sorted(passed.index(w) for w in order)
     QTest.keyClicks(focused(), QUESTION)
     press(Qt.Key.Key_Return)
@@ -105,10 +113,11 @@ def test_add_ask_and_open_the_cited_page_by_keyboard_alone(
     assert "seven" in turn.answer.toPlainText().lower()
     assert turn.sources.cards
 
-    # Back from the question into the answer: its re-ask button, then its last source card.
+    # Back from the question, past the scope chip, into the answer: its re-ask button, then its
+    # last source card.
     passed = tab_to(lambda widget: isinstance(widget, SourceCard), backwards=True)
     card = focused()
-    assert passed == [turn.reask, card]
+    assert passed == [window.composer.scope, turn.reask, card]  # the chip sits before the box
     assert card is turn.sources.cards[-1]
     preview = open_preview(window, loop, Qt.Key.Key_Space)
     assert preview.rendered is not None, preview.position.text()

@@ -45,7 +45,8 @@ def test_dropped_files_index_and_a_bad_one_shows_its_reason(
     assert window.documents.status(locked) == (
         "failed: encrypted: it needs a password, and Docent cannot index it"
     )
-    assert window.library_state.text().startswith("Library: 1 documents, 4 chunks, ")
+    assert window.library_state.text() == "Library: 1 document"  # the passages, on hover
+    assert tooltip_shows(window.library_state.toolTip()).startswith("4 passages to search; ")
     assert window.model_state.text() == "Local model: qwen2.5-coder-0.5b (idle)"
 
 
@@ -86,7 +87,8 @@ def test_ask_streams_an_answer_with_its_badge_and_sources(
     assert window.session.summary.text() == "Session: 1 answers (local 1) · cost $0.0000"
     total = window.session.series[("local", "total")].points()
     assert [round(p.y(), 6) for p in total] == [round(history[0].total_s, 6)]
-    assert not window.stop_button.isEnabled()
+    assert window.send_button.text() == "Send"  # no longer Stop, and nothing to send
+    assert not window.send_button.isEnabled()
     assert window.model_state.text() == "Local model: qwen2.5-coder-0.5b (ready)"
 
     assert turn.reask.text() == "↻ Re-ask with the cloud route"
@@ -107,7 +109,8 @@ def test_stop_cancels_the_answer_within_a_token(
     def on_token() -> None:
         tokens.append(None)
         if len(tokens) == 2:
-            window.stop_button.click()
+            assert window.send_button.text() == "Stop"
+            window.send_button.click()
 
     window.token_shown.connect(on_token)
     loop.run_until_complete(window.ask("Summarise every section of the report in detail."))
@@ -128,7 +131,7 @@ def test_an_answer_that_cannot_start_says_why_instead_of_routing_forever(
     assert turn.badge.text() == f"failed: {reason}"
     assert turn.answer.toPlainText().endswith(f"[failed: {reason}]")
     assert window.statusBar().currentMessage() == f"The answer failed: {reason}"
-    assert window.stop_button.isEnabled() is False
+    assert window.send_button.text() == "Send"
 
 
 def test_a_crash_of_the_local_model_costs_one_answer_and_the_next_runs_on_safe_settings(
@@ -313,7 +316,7 @@ def test_the_status_bar_shows_cloud_health_live(
     docent = Docent.from_environment(embeddings=False)
     loop.run_until_complete(docent.open())
     window = MainWindow(docent)
-    assert window.cloud_state.text() == "Cloud: not configured"
+    assert window.cloud_state.text() == "Cloud: not set up"
 
     async def start_and_settle() -> None:
         # Within the loop: the sessions are asyncio tasks (anyio needs a running loop).

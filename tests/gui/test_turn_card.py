@@ -15,17 +15,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QToolTip
 from pytestqt.qtbot import QtBot
 
-from app.answering import (
-    AnswerEvent,
-    Failed,
-    Finished,
-    RouteDecided,
-    Source,
-    SourcesFound,
-    Status,
-    Token,
-    Waiting,
-)
+from app.answering import AnswerEvent, Failed, Finished, RouteDecided, Source, SourcesFound, Token
+from app.answering.events import Status, Waiting
 from app.answering.metrics import AnswerMetrics
 from app.bootstrap import Docent
 from app.llm.engine import Message

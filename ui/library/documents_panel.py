@@ -114,13 +114,15 @@ class DocumentsPanel(QTreeWidget):
     """A row per document; ticked rows limit questions to those documents (none ticked: all).
 
     Signals: remove_requested(list) and reindex_requested(list) — paths chosen from the
-    context menu; summarize_requested(int) — the id of the one indexed document chosen. The
-    window feeds the panel the core's events.
+    context menu; summarize_requested(int) — the id of the one indexed document chosen;
+    ticks_changed() — a row was ticked or unticked (by the user or by code). The window feeds
+    the panel the core's events.
     """
 
     remove_requested = Signal(list)
     reindex_requested = Signal(list)
     summarize_requested = Signal(int)
+    ticks_changed = Signal()
 
     def __init__(self) -> None:
         super().__init__()
@@ -146,6 +148,8 @@ class DocumentsPanel(QTreeWidget):
         # What show_library last drew in each row, as long as no event has changed the row
         # since: a library of thousands is shown again after every OCR'd page, in a few ms.
         self._shown: dict[str, DocumentInfo] = {}
+        self._ticked: set[str] = set()  # as last told by ticks_changed
+        self.itemChanged.connect(self._notice_tick)
 
     def row(self, path: Path | str) -> QTreeWidgetItem:
         key = str(path)
@@ -266,6 +270,19 @@ class DocumentsPanel(QTreeWidget):
         self._shown.pop(path, None)
         if (item := self._rows.pop(path, None)) is not None:
             self.takeTopLevelItem(self.indexOfTopLevelItem(item))
+        if path in self._ticked:
+            self._ticked.discard(path)
+            self.ticks_changed.emit()
+
+    def _notice_tick(self, item: QTreeWidgetItem, column: int) -> None:
+        """Every change of a cell comes here (status, pages…): only a tick's is told."""
+        if column != NAME:
+            return
+        key = str(item.data(NAME, PATH_ROLE))
+        ticked = item.checkState(NAME) == Qt.CheckState.Checked
+        if ticked != (key in self._ticked):
+            (self._ticked.add if ticked else self._ticked.discard)(key)
+            self.ticks_changed.emit()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange:  # the system switched light/dark

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent, QShortcut
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -20,9 +20,9 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QPlainTextEdit,
-    QPushButton,
     QSplitter,
     QStackedWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -67,6 +67,8 @@ from ui.library.empty_state import EmptyState, dropped_paths
 from ui.library.indexing_bar import IndexingBar
 from ui.plain import plain_label, plain_tooltip
 from ui.settings.mcp_serving import McpServing
+from ui.window.composer import Composer
+from ui.window.conversation_header import ConversationHeader
 from ui.window.conversation_list import ConversationList
 from ui.window.first_run import FirstRunDialog
 from ui.window.session_panel import SessionPanel
@@ -87,32 +89,6 @@ def _file_size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
-
-
-class QuestionBox(QPlainTextEdit):
-    """Enter sends, Shift+Enter makes a new line.
-
-    Signals: submitted(str) — the question, when Enter is pressed on non-blank text.
-    """
-
-    submitted = Signal(str)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setPlaceholderText("Ask about your documents… (Enter sends, Shift+Enter: new line)")
-        self.setAccessibleName("Question")
-        self.setTabChangesFocus(True)  # Tab leaves the box, as everywhere else in the window
-        self.setFixedHeight(64)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-        if enter and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
-            question = self.toPlainText().strip()
-            if question:
-                self.clear()
-                self.submitted.emit(question)
-            return
-        super().keyPressEvent(event)
 
 
 class MainWindow(QMainWindow):
@@ -173,11 +149,14 @@ class MainWindow(QMainWindow):
         self.forget_offer: QMessageBox | None = None  # after a removal: its quoting answers
         self.welcome: FirstRunDialog | None = None
         self.checking_speed: asyncio.Task[None] | None = None  # or switching after the check
-        self.question = QuestionBox()
+        self.header = ConversationHeader(docent, self.background)
+        self.header.settings_requested.connect(self.open_cloud_settings)
+        self.composer = Composer(self.documents)
+        self.question = self.composer.question
         self.question.submitted.connect(self.ask)
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setEnabled(False)
-        self.stop_button.clicked.connect(self.stop)
+        self.send_button = self.composer.send
+        self.composer.send_clicked.connect(lambda: self.ask(self.composer.take_question()))
+        self.composer.stop_clicked.connect(self.stop)
         QShortcut(keys.sequence(keys.STOP), self, self.stop)
         QShortcut(keys.sequence(keys.ADD_DOCUMENTS), self, self.choose_files)
         QShortcut(keys.sequence(keys.SETTINGS), self, self.open_settings)
@@ -189,10 +168,12 @@ class MainWindow(QMainWindow):
         settings_menu.addAction("Settings…", self.open_settings)
 
         ask_row = QHBoxLayout()
-        ask_row.addWidget(self.question, 1)
-        ask_row.addWidget(self.stop_button)
+        ask_row.setContentsMargins(12, 0, 12, 0)  # the cards' side margins: one right edge
+        ask_row.addWidget(self.composer)
         right = QWidget()
         right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 8)
+        right_layout.addWidget(self.header)
         right_layout.addWidget(self.pages, 1)
         right_layout.addLayout(ask_row)
         left = QSplitter(Qt.Orientation.Vertical)
@@ -217,12 +198,15 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Drop documents here, or press Ctrl+O.")
         self.model_state = plain_label()
         self.library_state = plain_label()
-        self.cloud_state = plain_label()
-        self.statusBar().addPermanentWidget(self.library_state)
-        self.statusBar().addPermanentWidget(self.model_state)
-        self.statusBar().addPermanentWidget(self.cloud_state)
+        self.cloud_state = QToolButton()  # a click opens Settings at the cloud providers
+        self.cloud_state.setAutoRaise(True)
+        self.cloud_state.clicked.connect(self.open_cloud_settings)
         self.serving = McpServing(docent)
-        self.statusBar().addPermanentWidget(self.serving.label)
+        status = (self.library_state, self.model_state, self.cloud_state, self.serving.label)
+        for index, widget in enumerate(status):
+            if index:  # " · " between them: they ran into each other
+                self.statusBar().addPermanentWidget(plain_label("·"))
+            self.statusBar().addPermanentWidget(widget)
         self._show_model_state()
         self._show_cloud_state()
 
@@ -288,10 +272,21 @@ class MainWindow(QMainWindow):
             self.documents.show_library(documents[start : start + ROWS_PER_TURN])
             await asyncio.sleep(0)
         self.empty_state.show_library([document.name for document in documents])
+        self.composer.scope.show_scope()
         size = await asyncio.to_thread(_file_size, self.docent.paths.database)
         chunks = sum(d.chunks for d in documents)
+        count = len(documents)
         self.library_state.setText(
-            f"Library: {len(documents)} documents, {chunks} chunks, {size / 2**20:.1f} MB"
+            self.tr("Library: 1 document")
+            if count == 1
+            else self.tr("Library: {n} documents").format(n=count)
+        )
+        self.library_state.setToolTip(
+            plain_tooltip(
+                self.tr("{chunks} passages to search; the library's file: {size:.1f} MB").format(
+                    chunks=chunks, size=size / 2**20
+                )
+            )
         )
 
     def _show_model_state(self, loading: bool = False) -> None:
@@ -309,14 +304,17 @@ class MainWindow(QMainWindow):
     def _show_cloud_state(self, changed: Health | None = None) -> None:
         """Cloud / MCP health, live: every session reports its changes here."""
         health = self.docent.cloud.health() if self.docent.cloud else []
+        self.header.show_choices()  # "Cloud only" follows the cloud's health
         if not health:
-            self.cloud_state.setText("Cloud: not configured")
+            self.cloud_state.setText(self.tr("Cloud: not set up"))
             self.cloud_state.setToolTip(
-                plain_tooltip("Add a provider or an MCP server in Settings.")
+                plain_tooltip(self.tr("Click to add a provider or an MCP server in Settings."))
             )
             return
         ready = sum(h.state is HealthState.READY for h in health)
-        self.cloud_state.setText(f"Cloud: {ready}/{len(health)} ready")
+        self.cloud_state.setText(
+            self.tr("Cloud: {ready}/{total} ready").format(ready=ready, total=len(health))
+        )
         self.cloud_state.setToolTip(plain_tooltip("\n".join(h.describe() for h in health)))
 
     async def start(self, *, welcome: bool = True) -> None:
@@ -348,9 +346,7 @@ class MainWindow(QMainWindow):
 
     def show_welcome(self) -> FirstRunDialog:
         self.welcome = FirstRunDialog(self.docent, self)
-        self.welcome.settings_requested.connect(
-            lambda: self.open_settings().tabs.setCurrentIndex(1)  # Cloud providers
-        )
+        self.welcome.settings_requested.connect(self.open_cloud_settings)
         self.welcome.show()  # not modal: the window works behind it
         return self.welcome
 
@@ -570,7 +566,7 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(self.docent, self, self.serving.token)
         dialog.applied.connect(lambda: self.statusBar().showMessage("Settings applied.", 5000))
         dialog.applied.connect(self._show_model_state)
-        dialog.applied.connect(self._show_cloud_state)
+        dialog.applied.connect(self._show_cloud_state)  # and the header's route menu
         dialog.applied.connect(self.watch_folders)
         dialog.applied.connect(lambda: self.background.run(self.serving.apply()))
         dialog.speed_checked.connect(
@@ -582,6 +578,11 @@ class MainWindow(QMainWindow):
             )
         )
         dialog.show()
+        return dialog
+
+    def open_cloud_settings(self) -> SettingsDialog:
+        dialog = self.open_settings()
+        dialog.tabs.setCurrentIndex(1)  # Cloud providers
         return dialog
 
     def show_source(self, source: Source) -> PagePreview:
@@ -630,11 +631,19 @@ class MainWindow(QMainWindow):
     async def refresh_conversations(self) -> None:
         listed = await self.docent.desk.conversations()
         self.conversation_list.show_conversations(listed, self.current.id)
+        titles = [c.title for c in listed if c.id == self.current.id and c.id is not None]
+        self._show_title(titles[0] if titles else "")
+
+    def _show_title(self, title: str) -> None:
+        """The conversation's title above it and in the window's title bar."""
+        self.header.show_title(title)
+        self.setWindowTitle(f"{title} — Docent" if title else "Docent")
 
     def new_conversation(self) -> None:
         """Ctrl+N: the next question starts a conversation of its own."""
         self.stop()
         self.current = Conversation()
+        self._show_title("")
         self.turns.clear()
         self.pages.setCurrentWidget(self.empty_state)
         self.conversation_list.list.clearSelection()
@@ -648,6 +657,7 @@ class MainWindow(QMainWindow):
         self.current = await self.docent.desk.open(conversation_id)
         self.turns.replay(self.current.entries)
         self.pages.setCurrentWidget(self.turns)
+        await self.refresh_conversations()  # its title, above it
 
     def delete_conversation(self, conversation_id: int) -> asyncio.Task[None]:
         return self.background.run(self._delete_conversation(conversation_id))
@@ -664,6 +674,7 @@ class MainWindow(QMainWindow):
         """Answer `question`; `route` forces local or cloud (re-ask with the other route)."""
         self.stop()
         self._cancel = CancelToken()
+        self.composer.set_answering(True)  # Send is Stop from the click on
         self.answering = self.background.run(self._answer(question, self._cancel, route))
         return self.answering
 
@@ -675,7 +686,6 @@ class MainWindow(QMainWindow):
             self._cancel.cancel()
 
     async def _answer(self, question: str, cancel: CancelToken, route: Route | None) -> None:
-        self.stop_button.setEnabled(True)
         self.pages.setCurrentWidget(self.turns)
         self.turns.begin(question)
         try:
@@ -697,6 +707,7 @@ class MainWindow(QMainWindow):
                     self.token_shown.emit()
                 elif isinstance(event, Finished):
                     self.session.add(event.metrics)
+                    self._show_spending()
                 elif isinstance(event, Failed):
                     self._keep_question(question)
         except Exception as error:  # the model would not load, the library failed: say so
@@ -706,8 +717,14 @@ class MainWindow(QMainWindow):
         finally:
             # A crash may have put the local model on safe settings: said once, in words.
             self._tell_model_notice(self.docent.chat.take_notice())
-            self.stop_button.setEnabled(False)
+            if self._cancel is cancel:  # not when a question asked since runs
+                self.composer.set_answering(False)
             self.answer_finished.emit()
+
+    def _show_spending(self) -> None:
+        """The month's cloud spending, in the newest answer's details, once a cloud exists."""
+        if self.turns.current is not None and self.docent.cloud is not None:
+            self.turns.current.badge.spending = self.docent.desk.budget.describe()
 
     def _keep_question(self, question: str) -> None:
         """A failed question goes back into an empty question box: Enter asks it again."""
