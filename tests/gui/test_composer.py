@@ -34,7 +34,7 @@ def test_a_mouse_user_sends_and_stops(
 ) -> None:
     loop.run_until_complete(window.add_paths([write_pdf(tmp_path / "report.pdf")]))
     send = window.send_button
-    assert (send.text(), send.accessibleName(), send.isEnabled()) == ("Send", "Send", False)
+    assert (send.text(), send.accessibleName(), send.isEnabled()) == ("↑ Send", "Send", False)
     window.question.setPlainText("  \n ")  # blank: nothing to send
     assert not send.isEnabled()
     window.question.setPlainText("Summarise every section of the report in detail.")
@@ -42,13 +42,13 @@ def test_a_mouse_user_sends_and_stops(
     qtbot.mouseClick(send, Qt.MouseButton.LeftButton)
     assert window.question.toPlainText() == ""
     assert window.answering is not None
-    assert (send.text(), send.accessibleName(), send.isEnabled()) == ("Stop", "Stop", True)
+    assert (send.text(), send.accessibleName(), send.isEnabled()) == ("■ Stop", "Stop", True)
 
     window.token_shown.connect(lambda: qtbot.mouseClick(send, Qt.MouseButton.LeftButton))
     loop.run_until_complete(window.answering)
     (turn,) = window.turns.cards
     assert turn.answer.toPlainText().endswith("[stopped]")
-    assert (send.text(), send.isEnabled()) == ("Send", False)
+    assert (send.accessibleName(), send.isEnabled()) == ("Send", False)
 
 
 def test_the_question_box_grows_with_its_text_up_to_eight_lines(window: MainWindow) -> None:
@@ -96,7 +96,7 @@ def test_enter_during_an_answer_keeps_the_question_and_never_cancels_the_answer(
 
 
 def test_the_scope_chip_and_the_tick_boxes_follow_each_other(
-    window: MainWindow, loop: qasync.QEventLoop, tmp_path: Path
+    window: MainWindow, loop: qasync.QEventLoop, qtbot: QtBot, tmp_path: Path
 ) -> None:
     report = str(write_pdf(tmp_path / "report.pdf"))
     fleet = str(write_pdf(tmp_path / "fleet.pdf", [("Fleet", "The vans are serviced yearly.")]))
@@ -104,7 +104,9 @@ def test_the_scope_chip_and_the_tick_boxes_follow_each_other(
     chip = window.composer.scope
     assert chip.text() == "All documents (2)"
 
-    window.documents.row(fleet).setCheckState(NAME, Qt.CheckState.Checked)  # a tick box
+    window.documents.setCurrentItem(window.documents.row(fleet), NAME)
+    qtbot.keyClick(window.documents, Qt.Key.Key_Space)  # its tick box, as the user ticks it
+    assert window.documents.ticked_paths() == [fleet]
     assert chip.text() == "fleet.pdf"
     assert chip.accessibleName() == "Documents to ask: fleet.pdf"
     window.documents.tick([report])
@@ -172,7 +174,7 @@ def test_the_status_bar_reads_as_words_and_opens_the_cloud_settings(
     loop.run_until_complete(window.add_paths([write_pdf(tmp_path / "report.pdf")]))
     shown = window.statusBar().findChildren(type(window.library_state))
     texts = [label.text() for label in shown if label.isVisible()]
-    assert "·" in texts  # separators between the permanent parts
+    assert texts.count("·") == 2  # between library, model and cloud; none after the last
     assert window.library_state.text() == "Library: 1 document"
     assert "passages" in tooltip_shows(window.library_state.toolTip())
     assert window.cloud_state.text() == "Cloud: not set up"

@@ -87,7 +87,7 @@ def test_ask_streams_an_answer_with_its_badge_and_sources(
     assert window.session.summary.text() == "Session: 1 answers (local 1) · cost $0.0000"
     total = window.session.series[("local", "total")].points()
     assert [round(p.y(), 6) for p in total] == [round(history[0].total_s, 6)]
-    assert window.send_button.text() == "Send"  # no longer Stop, and nothing to send
+    assert window.send_button.accessibleName() == "Send"  # no longer Stop, and nothing to send
     assert not window.send_button.isEnabled()
     assert window.model_state.text() == "Local model: qwen2.5-coder-0.5b (ready)"
 
@@ -109,7 +109,7 @@ def test_stop_cancels_the_answer_within_a_token(
     def on_token() -> None:
         tokens.append(None)
         if len(tokens) == 2:
-            assert window.send_button.text() == "Stop"
+            assert window.send_button.accessibleName() == "Stop"
             window.send_button.click()
 
     window.token_shown.connect(on_token)
@@ -131,7 +131,7 @@ def test_an_answer_that_cannot_start_says_why_instead_of_routing_forever(
     assert turn.badge.text() == f"failed: {reason}"
     assert turn.answer.toPlainText().endswith(f"[failed: {reason}]")
     assert window.statusBar().currentMessage() == f"The answer failed: {reason}"
-    assert window.send_button.text() == "Send"
+    assert window.send_button.accessibleName() == "Send"
 
 
 def test_a_crash_of_the_local_model_costs_one_answer_and_the_next_runs_on_safe_settings(

@@ -104,6 +104,11 @@ def describe_cost(route: str, cost_usd: float | None) -> str:
     return f"${cost_usd:.4f}"
 
 
+def _rate(tokens_per_s: float) -> str:
+    """Whole tokens a second, but a slow computer's 0.7 keeps its decimal."""
+    return f"{tokens_per_s:.0f}" if tokens_per_s >= 10 else f"{tokens_per_s:.1f}"
+
+
 def _seconds(seconds: float | None, digits: int = 1) -> str:
     return "–" if seconds is None else f"{seconds:.{digits}f} s"
 
@@ -147,11 +152,11 @@ class RouteDetails(QFrame):
 
     def __init__(self, badge: RouteBadge) -> None:
         super().__init__(badge, Qt.WindowType.Popup)
-        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAccessibleName(_tr("Why this route"))
         self.form = QFormLayout(self)
         self.form.setContentsMargins(12, 10, 12, 10)
+        self.setMinimumWidth(360)  # a reason or a follow-up reads as lines, not a column
         self.sent: QPushButton | None = None
 
     def add(self, label: str, value: str, tooltip: str = "") -> QLabel:
@@ -192,8 +197,9 @@ class RouteBadge(QWidget):
 
     sent_requested = Signal()
 
-    def __init__(self) -> None:
+    def __init__(self, question: str = "") -> None:
         super().__init__()
+        self.question = question  # a follow-up's search is shown where it differs
         self.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # reachable by keyboard: details, copy
         self.setAccessibleName(_tr("Route and timings"))
         self.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -295,7 +301,7 @@ class RouteBadge(QWidget):
         self.ticker.stop()
         self._metrics = metrics
         self._show_route(metrics.route, metrics.model, metrics.reason)
-        rate = "–" if metrics.tokens_per_s is None else f"{metrics.tokens_per_s:.0f} tok/s"
+        rate = "–" if metrics.tokens_per_s is None else f"{_rate(metrics.tokens_per_s)} tok/s"
         self.numbers.setText(
             _tr("first token {ttft} · {total} · {rate} ·").format(
                 ttft=_seconds(metrics.ttft_s), total=_seconds(metrics.total_s), rate=rate
@@ -320,11 +326,13 @@ class RouteBadge(QWidget):
         every number, the month's spending and what was sent. None before a route is chosen."""
         if not self._reason:
             return None
+        if self.details is not None:  # the last one, closed: rebuilt with what is known now
+            self.details.deleteLater()
         details = RouteDetails(self)
         details.add(_tr("Route"), f"{self._route} — {where(self._route, self._model)}")
         details.add(_tr("Model"), self._model)
         details.add(_tr("Why"), self._reason)
-        if self._searched_for:
+        if self._searched_for and self._searched_for != self.question:
             details.add(
                 _tr("Searched for"),
                 self._searched_for,
@@ -357,7 +365,6 @@ class RouteBadge(QWidget):
             details.add_sent_button()
             details.sent_requested.connect(self.sent_requested)
         details.move(self.mapToGlobal(QPoint(0, self.height())))
-        details.destroyed.connect(lambda: setattr(self, "details", None))
         self.details = details
         details.show()
         details.setFocus()

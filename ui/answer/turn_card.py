@@ -129,7 +129,7 @@ class TurnCard(QFrame):
         self.waiting.setWordWrap(True)
         self.waiting.setAccessibleName(self.tr("Progress"))
         self.waiting.hide()
-        self.badge = RouteBadge()
+        self.badge = RouteBadge(question)
         self.sources = SourceCards(thumbnails, background)
         self.sources.source_clicked.connect(self.source_clicked)
         self.reask = QPushButton()

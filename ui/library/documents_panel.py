@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import (
+    QAbstractItemModel,
     QDateTime,
     QEvent,
     QLocale,
@@ -84,7 +85,25 @@ class ProgressDelegate(QStyledItemDelegate):
 class TickDelegate(QStyledItemDelegate):
     """Outlines a row's tick box in the palette's Mid colour (on a selected row, the colour of
     its text). Fusion outlines it in the window colour, darkened: on a dark palette that is
-    the list's own background, and the box vanished (docs/screenshots/07-dark.png)."""
+    the list's own background, and the box vanished (docs/screenshots/07-dark.png).
+
+    Signals: toggled() — the user ticked or unticked a box (a click, or Space). Told here, not
+    from itemChanged: that fires for every cell a library refresh writes."""
+
+    toggled = Signal()
+
+    def editorEvent(
+        self,
+        event: QEvent,
+        model: QAbstractItemModel,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> bool:
+        before = index.data(Qt.ItemDataRole.CheckStateRole)
+        handled = super().editorEvent(event, model, option, index)
+        if index.data(Qt.ItemDataRole.CheckStateRole) != before:
+            self.toggled.emit()
+        return handled
 
     def paint(
         self,
@@ -143,13 +162,13 @@ class DocumentsPanel(QTreeWidget):
         header.setSectionResizeMode(STATUS, QHeaderView.ResizeMode.Interactive)
         self.setColumnWidth(STATUS, 130)
         self.setItemDelegateForColumn(STATUS, ProgressDelegate(self))
-        self.setItemDelegateForColumn(NAME, TickDelegate(self))
+        ticks = TickDelegate(self)
+        ticks.toggled.connect(self.ticks_changed)
+        self.setItemDelegateForColumn(NAME, ticks)
         self._rows: dict[str, QTreeWidgetItem] = {}
         # What show_library last drew in each row, as long as no event has changed the row
         # since: a library of thousands is shown again after every OCR'd page, in a few ms.
         self._shown: dict[str, DocumentInfo] = {}
-        self._ticked: set[str] = set()  # as last told by ticks_changed
-        self.itemChanged.connect(self._notice_tick)
 
     def row(self, path: Path | str) -> QTreeWidgetItem:
         key = str(path)
@@ -261,28 +280,20 @@ class DocumentsPanel(QTreeWidget):
             if item.checkState(NAME) == Qt.CheckState.Checked
         ]
 
-    def tick(self, paths: list[str]) -> None:
+    def tick(self, paths: list[str], ticked: bool = True) -> None:
+        """Tick the rows of `paths` (untick them: `ticked` False)."""
+        state = Qt.CheckState.Checked if ticked else Qt.CheckState.Unchecked
         for key in paths:
             if key in self._rows:
-                self._rows[key].setCheckState(NAME, Qt.CheckState.Checked)
+                self._rows[key].setCheckState(NAME, state)
+        self.ticks_changed.emit()
 
     def forget(self, path: str) -> None:
         self._shown.pop(path, None)
         if (item := self._rows.pop(path, None)) is not None:
             self.takeTopLevelItem(self.indexOfTopLevelItem(item))
-        if path in self._ticked:
-            self._ticked.discard(path)
-            self.ticks_changed.emit()
-
-    def _notice_tick(self, item: QTreeWidgetItem, column: int) -> None:
-        """Every change of a cell comes here (status, pages…): only a tick's is told."""
-        if column != NAME:
-            return
-        key = str(item.data(NAME, PATH_ROLE))
-        ticked = item.checkState(NAME) == Qt.CheckState.Checked
-        if ticked != (key in self._ticked):
-            (self._ticked.add if ticked else self._ticked.discard)(key)
-            self.ticks_changed.emit()
+            if item.checkState(NAME) == Qt.CheckState.Checked:
+                self.ticks_changed.emit()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange:  # the system switched light/dark

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from math import ceil
 
-from PySide6.QtCore import QEvent, QObject, QSizeF, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QResizeEvent
+from PySide6.QtCore import QEvent, QObject, QRectF, QSizeF, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QPainter, QPaintEvent, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QMenu,
-    QStyle,
     QTextEdit,
     QToolButton,
 )
@@ -113,7 +112,7 @@ class ScopeChip(QToolButton):
         everything = self.menu_.addAction(self.tr("All documents"))
         everything.setCheckable(True)
         everything.setChecked(not ticked)
-        everything.triggered.connect(lambda: self.untick(ticked))
+        everything.triggered.connect(lambda: self.documents.tick(list(ticked), False))
         self.menu_.addSeparator()
         count = self.documents.topLevelItemCount()
         for index in range(min(count, MENU_DOCUMENTS)):
@@ -124,7 +123,7 @@ class ScopeChip(QToolButton):
             action.setCheckable(True)
             action.setChecked(path in ticked)
             action.setToolTip(plain_tooltip(path))
-            action.toggled.connect(lambda on, path=path: self.tick(path, on))
+            action.toggled.connect(lambda on, path=path: self.documents.tick([path], on))
         if count > MENU_DOCUMENTS:
             more = self.menu_.addAction(
                 self.tr("{n} more: tick them in the Documents list…").format(
@@ -132,14 +131,6 @@ class ScopeChip(QToolButton):
                 )
             )
             more.triggered.connect(lambda: self.documents.setFocus())
-
-    def tick(self, path: str, on: bool) -> None:
-        state = Qt.CheckState.Checked if on else Qt.CheckState.Unchecked
-        self.documents.row(path).setCheckState(NAME, state)
-
-    def untick(self, paths: set[str]) -> None:
-        for path in paths:
-            self.tick(path, False)
 
 
 class Composer(QFrame):
@@ -160,7 +151,6 @@ class Composer(QFrame):
         self.question.textChanged.connect(self._show_button)
         self.question.installEventFilter(self)  # its focus lights the frame
         self.send = QToolButton()
-        self.send.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.send.setAutoRaise(True)
         self.send.clicked.connect(self._clicked)
         layout = QHBoxLayout(self)
@@ -169,7 +159,7 @@ class Composer(QFrame):
         layout.addWidget(self.question, 1)
         layout.addWidget(self.send, 0, Qt.AlignmentFlag.AlignBottom)
         self.answering = False
-        self._show_frame(focused=False)
+        self._focused = False
         self._show_button()
 
     def set_answering(self, answering: bool) -> None:
@@ -180,18 +170,17 @@ class Composer(QFrame):
         self._show_button()
 
     def _show_button(self) -> None:
-        style = self.style()
+        # Glyphs, not the style's icons: those are pictures drawn for a light palette.
         if self.answering:
-            self.send.setText(self.tr("Stop"))
-            self.send.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_MediaStop))
+            self.send.setText("■ " + self.tr("Stop"))
+            self.send.setAccessibleName(self.tr("Stop"))
             self.send.setToolTip(self.tr("Stop the answer (Esc)"))
             self.send.setEnabled(True)
         else:
-            self.send.setText(self.tr("Send"))
-            self.send.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_ArrowUp))
+            self.send.setText("↑ " + self.tr("Send"))
+            self.send.setAccessibleName(self.tr("Send"))
             self.send.setToolTip(self.tr("Send the question (Enter)"))
             self.send.setEnabled(bool(self.question.toPlainText().strip()))
-        self.send.setAccessibleName(self.send.text())
 
     def _clicked(self) -> None:
         if self.answering:
@@ -205,17 +194,24 @@ class Composer(QFrame):
         self.question.clear()
         return question
 
-    def _show_frame(self, *, focused: bool) -> None:
-        border = "palette(highlight)" if focused else "palette(mid)"
-        self.setStyleSheet(
-            f"#composer {{ border: 1px solid {border}; border-radius: 10px;"
-            " background: palette(base); }"
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """A rounded box in the palette's colours as they are at each paint (a style sheet
+        reads palette() once, and stayed light after a switch to dark); the highlight colour
+        while the question box has the focus."""
+        palette = self.palette()
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(
+            palette.color(QPalette.ColorRole.Highlight if self._focused else QPalette.ColorRole.Mid)
         )
+        painter.setBrush(palette.base())
+        painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 10, 10)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.question and event.type() in (
             QEvent.Type.FocusIn,
             QEvent.Type.FocusOut,
         ):
-            self._show_frame(focused=event.type() == QEvent.Type.FocusIn)
+            self._focused = event.type() == QEvent.Type.FocusIn
+            self.update()
         return super().eventFilter(watched, event)

@@ -91,7 +91,7 @@ class ConversationHeader(QWidget):
         mode = settings.routing.mode
         auto, local, cloud = self._words()
         self.actions_by_mode[mode].setChecked(True)
-        self.route.setText({"auto": self.tr("Auto"), "local": local, "cloud": cloud}[mode])
+        self.route.setText({"auto": auto, "local": local, "cloud": cloud}[mode])
         why = self.cloud_unavailable()
         cloud_only = self.actions_by_mode["cloud"]
         cloud_only.setEnabled(why is None)

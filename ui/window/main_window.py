@@ -202,11 +202,17 @@ class MainWindow(QMainWindow):
         self.cloud_state.setAutoRaise(True)
         self.cloud_state.clicked.connect(self.open_cloud_settings)
         self.serving = McpServing(docent)
-        status = (self.library_state, self.model_state, self.cloud_state, self.serving.label)
-        for index, widget in enumerate(status):
+        for index, widget in enumerate((self.library_state, self.model_state, self.cloud_state)):
             if index:  # " · " between them: they ran into each other
                 self.statusBar().addPermanentWidget(plain_label("·"))
             self.statusBar().addPermanentWidget(widget)
+        serving_dot = plain_label("·")  # only beside the MCP server's state, when it has one
+        serving_dot.hide()
+        self.serving.changed.connect(
+            lambda: serving_dot.setVisible(bool(self.serving.label.text()))
+        )
+        self.statusBar().addPermanentWidget(serving_dot)
+        self.statusBar().addPermanentWidget(self.serving.label)
         self._show_model_state()
         self._show_cloud_state()
 
