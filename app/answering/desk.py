@@ -6,7 +6,8 @@ an answerer, starts the cloud or reads the library's store itself.
   or alone. The parts are gathered for each question: the local engine (loaded on first use),
   the router over the cloud routes open now and the month's budget.
 - `summary`: a document's summary job: its plan, what it will take (`estimate`), then `run`.
-- `conversations`, `open`, `latest`, `delete`, `history`: what was asked, typed.
+- `conversations`, `search_conversations`, `open`, `latest`, `rename`, `delete`, `history`:
+  what was asked, typed.
 - `subscribe`: each answer recorded (whoever asked) and each conversation deleted, so a window
   follows questions asked over its own MCP server as it follows its own.
 
@@ -31,7 +32,7 @@ from app.answering.summary_request import chapter_request
 from app.catalog import Progress, Speed
 from app.cloud.session import CloudSession
 from app.errors import DocentError
-from app.index import ConversationInfo, HistoryEntry, Library
+from app.index import ConversationInfo, ConversationMatch, HistoryEntry, Library
 from app.llm.chat_model import LocalChatModel, shown_name
 from app.llm.engine import CancelToken
 from app.routing import AutoPolicy, RetrievalConfidence, Route, RouteDecision
@@ -217,6 +218,15 @@ class Desk:
     async def conversations(self) -> list[ConversationInfo]:
         """Every conversation, the most recently continued first."""
         return await self.library.conversations()
+
+    async def search_conversations(self, query: str) -> list[ConversationMatch]:
+        """The conversations whose title, questions or answers hold `query`: the titles that
+        hold it first, then the best matching text (CJK text searched as bigrams)."""
+        return await self.library.search_conversations(query)
+
+    async def rename(self, conversation_id: int, title: str) -> None:
+        if not await self.library.rename_conversation(conversation_id, title):
+            raise ConversationNotFound(f"there is no conversation {conversation_id}")
 
     async def open(self, conversation_id: int) -> Conversation:
         """A kept conversation with its recorded answers, ready for its next question (an MCP

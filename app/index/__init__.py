@@ -3,7 +3,7 @@
 Everything above the index speaks to `Library` and the typed records exported here; the store
 and its SQL stay inside (an import contract in pyproject.toml keeps them there)."""
 
-from app.index.conversations import ConversationInfo
+from app.index.conversations import ConversationInfo, ConversationMatch
 from app.index.library import AmbiguousDocument, DocumentNotFound, EmbeddingProgress, Library
 from app.index.retrieval import Passage
 from app.index.store import (
@@ -20,6 +20,7 @@ from app.index.store import (
 __all__ = [
     "AmbiguousDocument",
     "ConversationInfo",
+    "ConversationMatch",
     "DocumentInfo",
     "DocumentNotFound",
     "EmbeddingProgress",

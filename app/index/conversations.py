@@ -11,9 +11,13 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from app.index.schema import SEARCHABLE
 from app.index.store import HistoryEntry, Store
+from app.index.terms import keyword_terms
 
 TITLE_CHARS = 80
+EXCERPT_CHARS = 90  # of a matching answer, around the first word found: one line in the sidebar
+SEARCH_HITS = 1000  # matching answers read at most (the best first): a conversation's best
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +28,7 @@ class ConversationInfo:
     updated_at: str
     turns: int
     client: bool  # an MCP client's (it knows it by a handle): the desktop continues a copy
+    routes: tuple[str, ...] = ()  # the routes its answers took (local, cloud…), sorted
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +45,7 @@ def create(
     desktop continues an MCP client's conversation in a copy, so the client never reads the
     user's questions, nor sends them again to its model."""
     now = datetime.now(UTC).isoformat(timespec="microseconds")  # orders the list
-    title = " ".join(first_question.split())
-    if len(title) > TITLE_CHARS:
-        title = title[: TITLE_CHARS - 1] + "…"
+    title = _title(first_question)
     with store.writing():
         if copying is not None:
             row = store.db.execute("SELECT title FROM conversations WHERE id = ?", [copying])
@@ -60,17 +63,35 @@ def create(
                     SELECT {copied} FROM history WHERE conversation_id = ? ORDER BY id""",
                 [conversation_id, copying],
             )
+            store.db.execute(
+                f"""INSERT INTO history_fts (rowid, body)
+                    SELECT id, {SEARCHABLE}(question || char(10) || answer) FROM history
+                    WHERE conversation_id = ?""",
+                [conversation_id],
+            )
     return conversation_id
+
+
+def _title(text: str) -> str:
+    title = " ".join(text.split())
+    return title[: TITLE_CHARS - 1] + "…" if len(title) > TITLE_CHARS else title
 
 
 def listing(store: Store) -> list[ConversationInfo]:
     """Every conversation, the most recently continued first."""
     rows = store.db.execute(
-        """SELECT c.id, c.title, c.created_at, c.updated_at, count(h.id), c.handle IS NOT NULL
+        """SELECT c.id, c.title, c.created_at, c.updated_at, count(h.id), c.handle IS NOT NULL,
+                  group_concat(DISTINCT h.route)
            FROM conversations c LEFT JOIN history h ON h.conversation_id = c.id
            GROUP BY c.id ORDER BY c.updated_at DESC, c.id DESC"""
     ).fetchall()
-    return [ConversationInfo(*row) for row in rows]
+    listed = []
+    for conversation_id, title, created, updated, turns, client, routes in rows:
+        taken = tuple(sorted(routes.split(","))) if routes else ()
+        listed.append(
+            ConversationInfo(conversation_id, title, created, updated, turns, bool(client), taken)
+        )
+    return listed
 
 
 def latest(store: Store) -> int | None:
@@ -128,3 +149,63 @@ def forget(store: Store, history_ids: Collection[int]) -> int:
             deleted = store.db.execute("DELETE FROM history WHERE id = ?", [history_id])
             forgotten += deleted.rowcount
     return forgotten
+
+
+def rename(store: Store, conversation_id: int, title: str) -> bool:
+    """Give the conversation the user's own title; False when there is no such one."""
+    with store.writing():
+        cursor = store.db.execute(
+            "UPDATE conversations SET title = ? WHERE id = ?", [_title(title), conversation_id]
+        )
+    return cursor.rowcount > 0
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationMatch:
+    conversation_id: int
+    excerpt: str  # the words found in its best matching turn; "" when its title matched
+
+
+def search(store: Store, query: str) -> list[ConversationMatch]:
+    """The conversations whose title holds `query` (the latest first), then those whose
+    questions or answers hold all its words, the best match first; a word may be the start of
+    a longer one (the user is still typing it). Words are the library's search terms: CJK
+    text as bigrams, as the documents' passages are searched."""
+    matches: dict[int, ConversationMatch] = {}
+    wanted = " ".join(query.split())
+    if not wanted:
+        return []
+    pattern = "%" + wanted.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    for (conversation_id,) in store.db.execute(
+        "SELECT id FROM conversations WHERE title LIKE ? ESCAPE '\\' ORDER BY updated_at DESC",
+        [pattern],
+    ):
+        matches[conversation_id] = ConversationMatch(conversation_id, "")
+    terms = keyword_terms(wanted, limit=None)
+    if not terms:
+        return list(matches.values())
+    expression = " AND ".join('"' + term.replace('"', '""') + '"*' for term in terms)
+    rows = store.db.execute(
+        """SELECT h.conversation_id, h.question, h.answer
+           FROM history_fts JOIN history h ON h.id = history_fts.rowid
+           WHERE history_fts MATCH ? AND h.conversation_id IS NOT NULL
+           ORDER BY bm25(history_fts) LIMIT ?""",
+        [expression, SEARCH_HITS],
+    )
+    for conversation_id, question, answer in rows:
+        if conversation_id not in matches:
+            excerpt = _excerpt(answer, terms) or _excerpt(question, terms)
+            matches[conversation_id] = ConversationMatch(conversation_id, excerpt)
+    return list(matches.values())
+
+
+def _excerpt(text: str, terms: list[str]) -> str:
+    """The text around the first of `terms` it holds, on one line; "" when it holds none."""
+    lowered = text.lower()
+    found = [at for term in terms if (at := lowered.find(term.lower())) >= 0]
+    if not found:
+        return ""
+    start = max(0, min(found) - EXCERPT_CHARS // 3)
+    end = start + EXCERPT_CHARS
+    excerpt = " ".join(text[start:end].split())
+    return ("…" if start else "") + excerpt + ("…" if end < len(text) else "")

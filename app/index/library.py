@@ -23,7 +23,7 @@ from app.documents import Chunk
 from app.embeddings import Embedder, EmbeddingError
 from app.errors import DocentError
 from app.index import conversations
-from app.index.conversations import ConversationInfo, KeptConversation
+from app.index.conversations import ConversationInfo, ConversationMatch, KeptConversation
 from app.index.retrieval import RERANK_POOL, Passage, fuse, rerank
 from app.index.store import (
     DocumentInfo,
@@ -278,6 +278,14 @@ class Library:
     async def conversations(self) -> list[ConversationInfo]:
         """Every conversation, the most recently continued first."""
         return await self.read(conversations.listing)
+
+    async def search_conversations(self, query: str) -> list[ConversationMatch]:
+        """The conversations whose title, questions or answers hold `query`, the best first."""
+        return await self.read(lambda store: conversations.search(store, query))
+
+    async def rename_conversation(self, conversation_id: int, title: str) -> bool:
+        """False when there is no such conversation."""
+        return await self.write(lambda store: conversations.rename(store, conversation_id, title))
 
     async def latest_conversation(self) -> int | None:
         return await self.read(conversations.latest)

@@ -9,6 +9,9 @@ from sqlite_utils import Database
 
 from app.errors import DocentError
 
+# The SQL function (app.cjk.segment_for_index) a Store registers: text as the FTS tables hold it.
+SEARCHABLE = "docent_searchable"
+
 # Each entry migrates from version i to i + 1. Append; never edit a released step.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -240,6 +243,21 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # two Docent processes on one library (the window and `docent index --resume`) never read
     # the same file at once; a claim whose process has ended is taken over.
     ("ALTER TABLE queued_files ADD COLUMN claimed_by TEXT",),
+    # 11: the answers' words, searchable (the sidebar's search over conversations): each history
+    # row's question and answer in the form chunks_fts holds (CJK runs as bigrams), rowid =
+    # history.id. Rows are added where history rows are (Store.add_history, a copied
+    # conversation) through the SEARCHABLE function each Store registers; a deleted row leaves
+    # by trigger, whoever deletes it.
+    (
+        """CREATE VIRTUAL TABLE history_fts USING fts5(
+            body, tokenize = 'unicode61 remove_diacritics 2'
+        )""",
+        f"""INSERT INTO history_fts (rowid, body)
+            SELECT id, {SEARCHABLE}(question || char(10) || answer) FROM history""",
+        """CREATE TRIGGER history_fts_delete AFTER DELETE ON history BEGIN
+            DELETE FROM history_fts WHERE rowid = old.id;
+        END""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -25,7 +25,7 @@ from sqlite_utils import Database
 from app.cjk import segment_for_index
 from app.documents import Chunk
 from app.documents.ocr import WordBox
-from app.index.schema import migrate
+from app.index.schema import SEARCHABLE, migrate
 from app.index.terms import index_form, match_expression, selective_terms
 from app.paths import private_file
 
@@ -199,6 +199,7 @@ class Store:
         # Autocommit at the driver level: transactions are explicit (writing(), or atomic()
         # for a reader's snapshot).
         connection = sqlite3.connect(path, isolation_level=None, timeout=LOCK_TIMEOUT_S)
+        connection.create_function(SEARCHABLE, 1, segment_for_index, deterministic=True)
         self.db = Database(connection)
         self._enable_wal()
         for pragma in (
@@ -691,12 +692,17 @@ class Store:
                 None if record.turn is None else json.dumps(record.turn, ensure_ascii=False),
             ],
         )
+        history_id = int(cursor.lastrowid or 0)
+        self.db.execute(
+            "INSERT INTO history_fts (rowid, body) VALUES (?, ?)",
+            [history_id, segment_for_index(f"{record.question}\n{record.answer}")],
+        )
         if record.conversation_id is not None:
             self.db.execute(
                 "UPDATE conversations SET updated_at = ? WHERE id = ?",
                 [datetime.now(UTC).isoformat(timespec="microseconds"), record.conversation_id],
             )
-        return int(cursor.lastrowid or 0)
+        return history_id
 
     def spending_since(self, since: datetime) -> Spending:
         """What answers cost from `since` on (the month's cloud spending)."""
