@@ -1,10 +1,13 @@
-"""The window's keyboard shortcuts, in one place: bound by the window, listed by the empty state.
+"""The window's keyboard shortcuts, in one place: bound by the window, listed by ui.shortcuts.
 
 Kept as names, made into QKeySequences only when used: a standard key's sequence comes from the
 platform theme, which does not exist before the QApplication (reading it then crashes)."""
 
 from __future__ import annotations
 
+from typing import cast
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtGui import QKeySequence
 
 Key = QKeySequence.StandardKey | str
@@ -13,15 +16,25 @@ ADD_DOCUMENTS: Key = QKeySequence.StandardKey.Open
 SETTINGS: Key = "Ctrl+,"  # Qt's StandardKey.Preferences is empty on Windows and GNOME
 STOP: Key = "Esc"
 NEW_CONVERSATION: Key = QKeySequence.StandardKey.New
+SEARCH_CONVERSATIONS: Key = "Ctrl+K"  # as in the chat apps people know
+RENAME: Key = "F2"
+SHORTCUTS: Key = "Ctrl+/"
 
-# What the empty state lists; Enter and Shift+Enter belong to the question box.
-LISTED: tuple[tuple[Key, str], ...] = (
-    (ADD_DOCUMENTS, "add documents"),
-    ("Enter", "ask"),
-    ("Shift+Enter", "new line"),
-    (STOP, "stop the answer"),
-    (NEW_CONVERSATION, "new conversation"),
-    (SETTINGS, "settings"),
+# What the shortcuts dialog lists (translated there, in the "keys" context); Enter and
+# Shift+Enter belong to the question box.
+LISTED = cast(  # QT_TRANSLATE_NOOP marks the words for lupdate; typed as returning object
+    tuple[tuple[Key, str], ...],
+    (
+        (ADD_DOCUMENTS, QT_TRANSLATE_NOOP("keys", "add documents")),
+        ("Enter", QT_TRANSLATE_NOOP("keys", "ask")),
+        ("Shift+Enter", QT_TRANSLATE_NOOP("keys", "new line")),
+        (STOP, QT_TRANSLATE_NOOP("keys", "stop the answer")),
+        (NEW_CONVERSATION, QT_TRANSLATE_NOOP("keys", "new conversation")),
+        (SEARCH_CONVERSATIONS, QT_TRANSLATE_NOOP("keys", "search conversations")),
+        (RENAME, QT_TRANSLATE_NOOP("keys", "rename the conversation")),
+        (SETTINGS, QT_TRANSLATE_NOOP("keys", "settings")),
+        (SHORTCUTS, QT_TRANSLATE_NOOP("keys", "keyboard shortcuts")),
+    ),
 )
 
 

@@ -1,6 +1,8 @@
-"""The conversation sidebar with the real model: follow-ups stay in one conversation, Ctrl+N starts
-another, a click reopens one with its turns, sources and citation chips, the Delete key deletes
-one."""
+"""The conversation sidebar: with the real model, follow-ups stay in one conversation, Ctrl+N
+starts another, a click reopens one with its turns, sources and citation chips, the Delete key
+deletes one (after its Undo ran out); on a real library of 200 conversations, typing searches
+their titles at once and their answers through the core, F2 renames one, and Undo brings a
+deleted one back."""
 
 from __future__ import annotations
 
@@ -10,13 +12,15 @@ from pathlib import Path
 import pytest
 import qasync
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QInputDialog, QListWidgetItem
 from pytestqt.qtbot import QtBot
 
 from tests.documents import HANDBOOK_SECTIONS, write_pdf
 from tests.gui.conftest import main_window, tooltip_shows
+from tests.gui.waiting import until
+from tests.integration.test_conversation_search import OXIDISED, TEA, answered
 from ui.answer.turn_card import TurnCard
-from ui.window.conversation_list import CLIENT_MARK, CLIENT_NOTE
+from ui.window.conversation_list import CLIENT_MARK
 from ui.window.main_window import MainWindow
 
 FIRST = "When was the English edition of the Harbor Handbook published?"
@@ -43,8 +47,24 @@ def chips_of(card: TurnCard) -> tuple[str, list[tuple[int, str, int]]]:
 
 
 def titles(window: MainWindow) -> list[str]:
+    return window.conversation_list.titles()
+
+
+def row_of(window: MainWindow, conversation_id: int) -> QListWidgetItem:
     rows = window.conversation_list.list
-    return [rows.item(row).text() for row in range(rows.count())]
+    items = (rows.item(row) for row in range(rows.count()))
+    (item,) = (item for item in items if item.data(Qt.ItemDataRole.UserRole) == conversation_id)
+    return item
+
+
+def delete_after_undo_time(window: MainWindow, loop: qasync.QEventLoop) -> None:
+    """Wait out the Undo of the conversation just deleted (shortened: the wait is not the test),
+    then for the deletion."""
+    listing = window.conversation_list
+    listing.undo_timer.setInterval(10)
+    listing.undo_timer.start()
+    loop.run_until_complete(until(listing.delete_requested, lambda: listing.undo_bar.isHidden()))
+    loop.run_until_complete(window.wait_for_tasks())
 
 
 # The offscreen platform has no keyboard to grab: the badge's details (a popup) ask for it.
@@ -79,7 +99,8 @@ def test_the_conversation_list_keeps_reopens_and_deletes_conversations(
     other_id = window.current.id
 
     rows = window.conversation_list.list
-    first_row = rows.visualItemRect(rows.item(1)).center()
+    assert window.conversation_list.groups() == ["Today"]
+    first_row = rows.visualItemRect(row_of(window, first_id)).center()
     qtbot.mouseClick(rows.viewport(), Qt.MouseButton.LeftButton, pos=first_row)
     loop.run_until_complete(window.wait_for_tasks())
     assert window.current.id == first_id
@@ -92,9 +113,11 @@ def test_the_conversation_list_keeps_reopens_and_deletes_conversations(
     assert reopened.badge.text().startswith("route: local (qwen2.5-coder-0.5b)")
     assert any(source.page == 3 for source in window.turns.cited_sources())  # cards
 
-    rows.setCurrentRow(0)  # the other conversation
+    assert other_id is not None
+    rows.setCurrentItem(row_of(window, other_id))
     qtbot.keyClick(rows, Qt.Key.Key_Delete)
-    loop.run_until_complete(window.wait_for_tasks())
+    assert titles(window) == [FIRST]  # off the list at once, deleted when its Undo runs out
+    delete_after_undo_time(window, loop)
     assert titles(window) == [FIRST]
     assert window.current.id == first_id  # deleting another left the open one as it was
     history = loop.run_until_complete(window.docent.library.history(50))
@@ -108,7 +131,95 @@ def test_the_conversation_list_keeps_reopens_and_deletes_conversations(
     )
     loop.run_until_complete(window.refresh_conversations())
     assert titles(window) == [f"{CLIENT_MARK}A client's question", FIRST]
-    assert CLIENT_NOTE in tooltip_shows(rows.item(0).toolTip())
+    assert "Asked by an MCP client." in tooltip_shows(row_of(window, client_id).toolTip())
     window.open_conversation(client_id)
     loop.run_until_complete(window.wait_for_tasks())
     assert (window.current.id, window.current.continues) == (None, client_id)
+
+
+LIGHTHOUSE = "The lighthouse keeper retires in 2031, after forty years [1]."
+
+
+def test_200_conversations_are_searched_as_one_types_renamed_and_deleted_with_undo(
+    window: MainWindow, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    listing = window.conversation_list
+    assert listing.list.isHidden()
+    assert listing.placeholder.isVisibleTo(window)
+    assert listing.placeholder.text() == "Your conversations appear here"
+    library = window.docent.library
+
+    async def keep_200() -> dict[str, int]:
+        kept = {}
+        for number in range(198):
+            question = f"Question {number} on the harbour"
+            kept[question] = await library.create_conversation(question)
+            answer = LIGHTHOUSE if number == 137 else "The handbook does not say."
+            await library.record(answered(question, answer, kept[question]))
+        kept[TEA] = await library.create_conversation(TEA)
+        await library.record(answered(TEA, OXIDISED, kept[TEA]))
+        kept["empty"] = await library.create_conversation("Not answered yet")
+        await window.refresh_conversations()
+        return kept
+
+    kept = loop.run_until_complete(keep_200())
+    assert len(listing.ids()) == 200
+    assert listing.placeholder.isHidden()
+    assert listing.groups() == ["Today"]  # all continued just now
+    assert listing.titles()[:2] == ["Not answered yet", TEA]  # the latest first
+    when, questions, route = listing.details()[1].split(" · ")
+    assert when.startswith("Today ")
+    assert (questions, route) == ("1 question", "local")
+    assert listing.details()[0].endswith(" · 0 questions")
+
+    # Ctrl+K, then typing: the titles filter at once; the answers' words come from the core.
+    qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    assert listing.search.hasFocus()
+    qtbot.keyClicks(listing.search, "keeper")
+    assert listing.ids() == []  # no title holds it, and the core has not answered yet
+    assert listing.placeholder.text() == "No conversation matches “keeper”"
+    loop.run_until_complete(until(listing.search_shown, lambda: bool(listing.ids())))
+    assert listing.ids() == [kept["Question 137 on the harbour"]]
+    assert "lighthouse keeper retires in 2031" in listing.details()[0]
+    qtbot.keyClick(listing.search, Qt.Key.Key_Return)  # on to the first found
+    assert listing.list.hasFocus()
+    assert listing.selected() == kept["Question 137 on the harbour"]
+    listing.search.clear()
+    qtbot.keyClicks(listing.search, "question 13")  # titles: 13, 130…139
+    assert len(listing.ids()) == 11
+    listing.search.setText("半发酵")  # typed through an input method: committed at once
+    loop.run_until_complete(until(listing.search_shown, lambda: bool(listing.ids())))
+    assert listing.ids() == [kept[TEA]]
+    assert "乌龙茶是半发酵茶" in listing.details()[0]
+
+    # F2 renames the selected conversation; the new title is kept and found.
+    listing.search.clear()
+    assert len(listing.ids()) == 200
+    listing.list.setCurrentItem(row_of(window, kept[TEA]))
+    listing.list.setFocus()
+    qtbot.keyClick(listing.list, Qt.Key.Key_F2)
+    (dialog,) = [d for d in listing.findChildren(QInputDialog) if d.isVisible()]
+    assert dialog.textValue() == TEA
+    dialog.setTextValue("Tea  notes")
+    with qtbot.waitSignal(listing.renamed):
+        dialog.accept()
+        loop.run_until_complete(window.wait_for_tasks())
+    assert listing.titles()[1] == "Tea notes"
+    stored = loop.run_until_complete(library.conversations())
+    assert [c.title for c in stored if c.id == kept[TEA]] == ["Tea notes"]
+
+    # Delete takes it off the list with an Undo; Undo brings it back, nothing deleted.
+    qtbot.keyClick(listing.list, Qt.Key.Key_Delete)
+    assert kept[TEA] not in listing.ids()
+    assert listing.undo_bar.isVisibleTo(window)
+    assert listing.undo_note.text() == "Deleted “Tea notes”"
+    listing.undo_button.click()
+    assert kept[TEA] in listing.ids()
+    assert listing.undo_bar.isHidden()
+    listing.list.setCurrentItem(row_of(window, kept[TEA]))
+    qtbot.keyClick(listing.list, Qt.Key.Key_Delete)
+    delete_after_undo_time(window, loop)
+    assert kept[TEA] not in listing.ids()
+    stored = loop.run_until_complete(library.conversations())
+    assert kept[TEA] not in [c.id for c in stored]
+    assert len(stored) == 199

@@ -94,11 +94,14 @@ def test_add_ask_and_open_the_cited_page_by_keyboard_alone(
 
     # Round the window once: the sidebar, the start page, and back to the question.
     passed = tab_to(lambda widget: widget is window.question)
+    sidebar = window.conversation_list
     # Send waits for a question; then the status bar's cloud state, and on round to the
-    # sidebar, the header's route menu, the start page and the scope chip.
-    assert passed[:2] == [window.cloud_state, window.conversation_list.list]
+    # sidebar (no conversation yet: the empty list is no Tab stop), the header's route menu,
+    # the start page and the scope chip.
+    assert passed[:2] == [window.cloud_state, sidebar.new_button]
     order = [
-        window.conversation_list.list,
+        sidebar.new_button,
+        sidebar.search,
         window.documents,
         window.header.route,
         window.empty_state.add_button,

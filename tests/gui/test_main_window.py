@@ -84,7 +84,7 @@ def test_ask_streams_an_answer_with_its_badge_and_sources(
     history = loop.run_until_complete(window.docent.library.history(50))
     assert f"TTFT {history[0].ttft_s:.2f} s" in badge  # the badge shows what was recorded
     assert f"{history[0].prompt_tokens}+{history[0].completion_tokens} tokens" in badge
-    assert window.session.summary.text() == "Session: 1 answers (local 1) · cost $0.0000"
+    assert window.session.summary.text() == "This session: 1 answer (1 local)"  # no cloud: no $
     total = window.session.series[("local", "total")].points()
     assert [round(p.y(), 6) for p in total] == [round(history[0].total_s, 6)]
     assert window.send_button.accessibleName() == "Send"  # no longer Stop, and nothing to send

@@ -1,5 +1,6 @@
-"""The session panel: an answer of unknown cost is counted as such, never as free; the month's
-spending is a bar against the budget; the panel folds away and the window remembers it."""
+"""The session panel: a one-line footer that unfolds; an answer of unknown cost is counted as
+such, never as free; the month's spending is a bar against the budget; no money and no budget
+show while no cloud is set up, and no empty chart; the panel folds away."""
 
 from __future__ import annotations
 
@@ -29,14 +30,16 @@ def test_answers_of_unknown_cost_are_counted_apart(
 ) -> None:
     session = SessionPanel()
     qtbot.addWidget(session)
+    session.show_cloud(True)
     session.add(AnswerMetrics("cloud", "gw/priced", "why", 0.01, 0.5, 1.0, 1000, 10, 20.0, 0.25))
     session.add(AnswerMetrics("cloud", "gw/unpriced", "why", 0.01, 0.5, 1.0, 1000, 10, 20.0, None))
     session.show_spending(_budget(docent, loop, 5.0, 0.25, None))
+    assert session.toggle.text() == "2 answers · $0.25 of $5 this month · 2 cloud"
     assert session.summary.text() == (
-        "Session: 2 answers (cloud 2) · cost $0.2500 + 1 of unknown cost"
+        "This session: 2 answers (2 cloud) · cost $0.25 + 1 of unknown cost"
     )
     assert session.spending.text() == (
-        "Cloud budget: $0.2500 of $5.00 this month + 1 answer of unknown cost"
+        "Cloud budget: $0.25 of $5.00 this month + 1 answer of unknown cost"
     )
     assert session.budget.value() == 50  # per mille: 5 %
     assert (
@@ -51,6 +54,7 @@ def test_the_budget_bar_is_full_when_the_month_is_spent_or_there_is_no_budget(
 ) -> None:
     session = SessionPanel()
     qtbot.addWidget(session)
+    session.show_cloud(True)
     session.show_spending(_budget(docent, loop, 0.0))
     assert session.budget.value() == 0  # no budget, nothing spent
     budget = _budget(docent, loop, 2.0, 3.5)
@@ -74,3 +78,29 @@ def test_the_panel_folds_away_and_back(qtbot: QtBot) -> None:
     assert session.toggle.arrowType().name == "RightArrow"
     session.set_collapsed(False)
     assert session.body.isVisible()
+
+
+def test_without_a_cloud_it_shows_no_money_and_no_empty_chart(
+    qtbot: QtBot, docent: Docent, loop: qasync.QEventLoop
+) -> None:
+    session = SessionPanel()
+    qtbot.addWidget(session)
+    session.show()
+    session.show_spending(_budget(docent, loop, 5.0))
+    assert session.toggle.text() == "Session: no answers yet"
+    assert not session.summary.isVisible()
+    assert not session.chart_view.isVisible()  # no answer, no chart
+    session.add(AnswerMetrics("local", "m", "why", 0.01, 0.5, 1.5, 100, 10, 20.0, 0.0))
+    session.add(AnswerMetrics("cache", "m", "why", 0.01, 0.0, 0.1, 0, 0, None, 0.0))
+    assert session.toggle.text() == "2 answers · 1 cached, 1 local"
+    assert session.summary.text() == "This session: 2 answers (1 cached, 1 local)"
+    assert session.chart_view.isVisible()
+    assert not session.spending.isVisible()
+    assert not session.budget.isVisible()
+    shown = [session.toggle.text(), session.summary.text(), session.chart.title()]
+    assert not any("$" in text for text in shown)
+
+    session.show_cloud(True)  # a provider set up in Settings
+    assert session.toggle.text() == "2 answers · $0.00 of $5 this month · 1 cached, 1 local"
+    assert session.spending.isVisible()
+    assert session.budget.isVisible()

@@ -67,6 +67,7 @@ from ui.library.empty_state import EmptyState, dropped_paths
 from ui.library.indexing_bar import IndexingBar
 from ui.plain import plain_label, plain_tooltip
 from ui.settings.mcp_serving import McpServing
+from ui.shortcuts import show_shortcuts
 from ui.window.composer import Composer
 from ui.window.conversation_header import ConversationHeader
 from ui.window.conversation_list import ConversationList
@@ -137,7 +138,7 @@ class MainWindow(QMainWindow):
         self.pages = QStackedWidget()  # the empty state until the first question
         self.pages.addWidget(self.empty_state)
         self.pages.addWidget(self.turns)
-        self.conversation_list = ConversationList()
+        self.conversation_list = ConversationList(docent.desk, self.background)
         self.conversation_list.open_requested.connect(self.open_conversation)
         self.conversation_list.delete_requested.connect(self.delete_conversation)
         self.conversation_list.new_requested.connect(self.new_conversation)
@@ -161,6 +162,7 @@ class MainWindow(QMainWindow):
         QShortcut(keys.sequence(keys.ADD_DOCUMENTS), self, self.choose_files)
         QShortcut(keys.sequence(keys.SETTINGS), self, self.open_settings)
         QShortcut(keys.sequence(keys.NEW_CONVERSATION), self, self.new_conversation)
+        QShortcut(keys.sequence(keys.SHORTCUTS), self, lambda: show_shortcuts(self))
         settings_menu = self.menuBar().addMenu("&Docent")
         settings_menu.addAction("Add documents…", self.choose_files)
         settings_menu.addAction("Models…", self.open_models)
@@ -309,6 +311,8 @@ class MainWindow(QMainWindow):
 
     def _show_cloud_state(self, changed: Health | None = None) -> None:
         """Cloud / MCP health, live: every session reports its changes here."""
+        cloud = self.docent.settings.cloud
+        self.session.show_cloud(bool(cloud.providers or cloud.servers))  # money shows then
         health = self.docent.cloud.health() if self.docent.cloud else []
         self.header.show_choices()  # "Cloud only" follows the cloud's health
         if not health:

@@ -1,5 +1,7 @@
-"""The session at a glance: answers per route, what they cost against the month's cloud budget,
-and how long each one took. Collapsible, so the documents can have the room."""
+"""The session at a glance, folded into one line: "3 answers · $0.00 of $5 this month · 2 local,
+1 cloud". Unfolded: the same in full, the month's cloud spending as a bar against the budget, and
+how long each answer took. Money shows only once a cloud provider or MCP server is set up: an
+answer on this computer is free, and a budget for a cloud that does not exist reads as a charge."""
 
 from __future__ import annotations
 
@@ -7,19 +9,25 @@ from collections import Counter
 
 from PySide6.QtCharts import QChart, QChartView, QScatterSeries, QValueAxis
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import QLabel, QProgressBar, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QPainter, QPen
+from PySide6.QtWidgets import QLabel, QProgressBar, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from app.answering.budget import Budget
 from app.answering.metrics import AnswerMetrics
+from ui.looks import SIDEBAR_MARGIN
+from ui.route_words import route_word
 from ui.theme import route_colour
+
+QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's "no maximum"
 
 
 class SessionPanel(QWidget):
-    """Totals, the month's cloud spending as a bar against the budget, and a latency chart
-    (TTFT: small dots, total: large), coloured by route.
+    """A one-line footer that unfolds: totals, the month's cloud spending as a bar against the
+    budget (with a cloud only), and a latency chart once there is an answer (TTFT: hollow
+    dots, total: filled), coloured by route.
 
-    No signals: the window hands it each finished answer's metrics, and the month's spending.
+    No signals: the window hands it each finished answer's metrics, the month's spending and
+    whether a cloud is set up.
     """
 
     def __init__(self) -> None:
@@ -28,49 +36,54 @@ class SessionPanel(QWidget):
         self.cost_usd = 0.0
         self.unpriced = 0  # answers of unknown cost
         self.answers = 0
+        self.cloud = False  # a cloud provider or MCP server is set up
+        self._budget: Budget | None = None
         self.toggle = QToolButton()
-        self.toggle.setText("Session")
         self.toggle.setCheckable(True)
         self.toggle.setChecked(True)
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toggle.setArrowType(Qt.ArrowType.DownArrow)
         self.toggle.setAutoRaise(True)
-        self.toggle.setAccessibleName("Show or hide the session panel")
+        self.toggle.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.toggle.setAccessibleName(self.tr("Show or hide the session's details"))
         self.toggle.toggled.connect(self._expand)
         self.summary = QLabel()
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setWordWrap(True)
         self.spending = QLabel()
+        self.spending.setTextFormat(Qt.TextFormat.PlainText)
         self.spending.setWordWrap(True)
         self.budget = QProgressBar()
         self.budget.setRange(0, 1000)  # per mille of the monthly budget
         self.budget.setTextVisible(False)  # the label above says it in words
         self.budget.setMaximumHeight(8)
-        self.budget.setAccessibleName("Cloud budget used this month")
+        self.budget.setAccessibleName(self.tr("Cloud budget used this month"))
         self.chart = QChart()
-        self.chart.setTitle("Latency per answer (s)")
+        self.chart.setTitle(self.tr("Seconds per answer"))
         self.chart.legend().setAlignment(Qt.AlignmentFlag.AlignBottom)
         self.x_axis = QValueAxis()
         self.x_axis.setLabelFormat("%d")
-        self.x_axis.setTitleText("answer")
+        self.x_axis.setTitleText(self.tr("answer"))
         self.y_axis = QValueAxis()  # untitled: the chart's title gives the unit, and a sidebar
         # this narrow cut "seconds" short
         self.chart.addAxis(self.x_axis, Qt.AlignmentFlag.AlignBottom)
         self.chart.addAxis(self.y_axis, Qt.AlignmentFlag.AlignLeft)
         self.series: dict[tuple[str, str], QScatterSeries] = {}
-        view = QChartView(self.chart)
-        view.setRenderHint(QPainter.RenderHint.Antialiasing)
-        view.setMinimumHeight(220)
-        view.setAccessibleName("Latency per answer")
-        view.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # nothing to do in it by keyboard: no Tab stop
+        self.chart_view = QChartView(self.chart)
+        self.chart_view.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self.chart_view.setMinimumHeight(220)
+        self.chart_view.setAccessibleName(self.tr("Seconds per answer"))
+        # Nothing to do in it by keyboard: no Tab stop.
+        self.chart_view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.body = QWidget()
         body = QVBoxLayout(self.body)
         body.setContentsMargins(0, 0, 0, 0)
         body.addWidget(self.summary)
         body.addWidget(self.spending)
         body.addWidget(self.budget)
-        body.addWidget(view, 1)
+        body.addWidget(self.chart_view, 1)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setContentsMargins(SIDEBAR_MARGIN, 0, SIDEBAR_MARGIN, 0)
         layout.addWidget(self.toggle)
         layout.addWidget(self.body, 1)
         self._show_summary()
@@ -99,7 +112,8 @@ class SessionPanel(QWidget):
             self.unpriced += 1
         else:
             self.cost_usd += metrics.cost_usd
-        for measure, value in (("TTFT", metrics.ttft_s), ("total", metrics.total_s)):
+        # The total's series first: a TTFT dot, made later, is drawn over it.
+        for measure, value in (("total", metrics.total_s), ("TTFT", metrics.ttft_s)):
             if value is not None:
                 self._series(metrics.route, measure).append(self.answers, value)
         top = max(
@@ -122,21 +136,39 @@ class SessionPanel(QWidget):
     def _expand(self, expanded: bool) -> None:
         self.body.setVisible(expanded)
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
+        self._fit()
+
+    def _fit(self) -> None:
+        """Folded, or with nothing to show yet, the panel is its one line: the sidebar's
+        splitter gives the rest of the height to the documents."""
+        shows = any(w.isVisibleTo(self.body) for w in (self.summary, self.spending))
+        if self.toggle.isChecked() and shows:
+            self.setMaximumHeight(QWIDGETSIZE_MAX)
+        else:
+            self.setMaximumHeight(self.toggle.sizeHint().height())
+
+    def show_cloud(self, configured: bool) -> None:
+        """Whether a cloud provider or MCP server is set up: money shows only then."""
+        self.cloud = configured
+        self._show_summary()
 
     def show_spending(self, budget: Budget) -> None:
-        self.spending.setText(f"Cloud budget: {budget.describe()}")
-        spent = budget.spent.known_usd
-        share = spent / budget.monthly_usd if budget.monthly_usd > 0 else float(spent > 0)
-        self.budget.setValue(round(min(share, 1.0) * 1000))
-        self.budget.setToolTip(f"{share:.0%} of this month's cloud budget spent")
+        self._budget = budget
+        self._show_summary()
 
     def _series(self, route: str, measure: str) -> QScatterSeries:
         key = (route, measure)
         if key not in self.series:
             series = QScatterSeries()
             series.setName(f"{route} {measure}")
-            series.setColor(route_colour(route))
-            series.setMarkerSize(7 if measure == "TTFT" else 12)
+            colour = route_colour(route)
+            if measure == "TTFT":  # hollow, drawn over the total's filled dot: both show
+                series.setBrush(Qt.BrushStyle.NoBrush)
+                series.setPen(QPen(colour, 2))
+                series.setMarkerSize(8)
+            else:
+                series.setColor(colour)
+                series.setMarkerSize(12)
             self.chart.addSeries(series)
             series.attachAxis(self.x_axis)
             series.attachAxis(self.y_axis)
@@ -144,10 +176,62 @@ class SessionPanel(QWidget):
         return self.series[key]
 
     def _show_summary(self) -> None:
-        per_route = " · ".join(f"{route} {count}" for route, count in sorted(self.routes.items()))
-        unknown = f" + {self.unpriced} of unknown cost" if self.unpriced else ""
-        self.summary.setText(
-            f"Session: {self.answers} answers"
-            + (f" ({per_route})" if per_route else "")
-            + f" · cost ${self.cost_usd:.4f}{unknown}"
+        per_route = ", ".join(
+            f"{count} {route_word(route)}" for route, count in sorted(self.routes.items())
         )
+        answers = self.tr("1 answer") if self.answers == 1 else self.tr("{n} answers")
+        answers = answers.format(n=self.answers)
+        money = self.cloud and self._budget is not None
+        month = ""
+        if money and self._budget is not None:
+            month = self.tr("{spent} of {budget} this month").format(
+                spent=_dollars(self._budget.spent.known_usd),
+                budget=f"${self._budget.monthly_usd:g}",
+            )
+        self.toggle.setText(
+            " · ".join(p for p in (answers if self.answers else "", month, per_route) if p)
+            or self.tr("Session: no answers yet")
+        )
+        self.summary.setVisible(self.answers > 0)
+        cost = ""
+        if money:
+            cost = self.tr(" · cost {cost}").format(cost=_dollars(self.cost_usd))
+            if self.unpriced:
+                cost += self.tr(" + {n} of unknown cost").format(n=self.unpriced)
+        self.summary.setText(
+            self.tr("This session: {answers}").format(answers=answers)
+            + (f" ({per_route})" if per_route else "")
+            + cost
+        )
+        self.spending.setVisible(money)
+        self.budget.setVisible(money)
+        if money and self._budget is not None:
+            self._show_budget(self._budget)
+        # An empty chart says nothing: it appears with the first answer's times.
+        self.chart_view.setVisible(any(series.count() for series in self.series.values()))
+        self._fit()
+
+    def _show_budget(self, budget: Budget) -> None:
+        text = self.tr("Cloud budget: {spent} of {budget} this month").format(
+            spent=_dollars(budget.spent.known_usd), budget=f"${budget.monthly_usd:.2f}"
+        )
+        if unpriced := budget.spent.unpriced:
+            text += (
+                self.tr(" + 1 answer of unknown cost")
+                if unpriced == 1
+                else self.tr(" + {n} answers of unknown cost").format(n=unpriced)
+            )
+        self.spending.setText(text)
+        spent = budget.spent.known_usd
+        share = spent / budget.monthly_usd if budget.monthly_usd > 0 else float(spent > 0)
+        self.budget.setValue(round(min(share, 1.0) * 1000))
+        self.budget.setToolTip(
+            self.tr("{share} of this month's cloud budget spent").format(share=f"{share:.0%}")
+        )
+
+
+def _dollars(amount: float) -> str:
+    """Cents, as people count money; a fraction of a cent is not shown as free."""
+    if 0 < amount < 0.01:
+        return "<$0.01"
+    return f"${amount:.2f}"

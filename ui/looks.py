@@ -1,0 +1,75 @@
+"""Looks the sidebar, the start page and the first-run screen share: secondary text (dates,
+counts, hints, section labels), quieter than the text but never below WCAG AA, and link-like
+buttons for the secondary actions beside a primary one.
+
+The palette's PlaceholderText is the text at half opacity on Fusion's light palette: 4.0:1 on
+white, below the 4.5:1 that text this size needs. The text colour mixed 62 % into the window
+colour keeps 5.4:1 or more on Fusion's light palette and on the dark one (ui/theme.py)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QWidget
+
+_TEXT_SHARE = 0.62
+SIDEBAR_MARGIN = 8  # the sidebar's sections share one left edge
+
+
+def muted_colour(palette: QPalette) -> QColor:
+    text = palette.color(QPalette.ColorRole.WindowText)
+    window = palette.color(QPalette.ColorRole.Window)
+
+    def mix(t: float, w: float) -> float:
+        return _TEXT_SHARE * t + (1 - _TEXT_SHARE) * w
+
+    return QColor.fromRgbF(
+        mix(text.redF(), window.redF()),
+        mix(text.greenF(), window.greenF()),
+        mix(text.blueF(), window.blueF()),
+    )
+
+
+class MutedLabel(QLabel):
+    """A label in the muted colour of the palette around it, light or dark, as it changes."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)  # hints and counts: never markup
+        self._mute()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ParentChange):
+            self._mute()
+
+    def _mute(self) -> None:
+        parent = self.parentWidget()
+        palette = QPalette(parent.palette() if parent is not None else QApplication.palette())
+        palette.setColor(QPalette.ColorRole.WindowText, muted_colour(palette))
+        if palette != self.palette():  # setting an equal palette sends no event: no loop
+            self.setPalette(palette)
+
+
+def section_label(text: str) -> MutedLabel:
+    """A sidebar section's name: small, semibold, muted, so it reads as a label, not an item."""
+    label = MutedLabel(text)
+    font = label.font()
+    font.setPointSizeF(font.pointSizeF() * 0.9)
+    font.setWeight(QFont.Weight.DemiBold)
+    label.setFont(font)
+    return label
+
+
+def link_button(text: str) -> QPushButton:
+    """A secondary action that reads as a link: a flat button in the palette's link colour
+    (a real button: Tab reaches it and Space presses it)."""
+    button = QPushButton(text)
+    button.setFlat(True)
+    button.setCursor(Qt.CursorShape.PointingHandCursor)
+    button.setStyleSheet(
+        "QPushButton { color: palette(link); text-decoration: underline; border: none;"
+        " padding: 4px 0; }"
+        "QPushButton:focus { outline: 1px dotted palette(link); }"
+    )
+    return button
