@@ -1,5 +1,6 @@
-"""The sample documents Docent ships and questions they answer (the lookups of the evaluation
-set shipped for them), so that an empty window can offer something to try."""
+"""The documents Docent ships and questions they answer, so that an empty window can offer
+something to try: the guide indexed on the first run (the two questions it suggests itself),
+and the sample documents (the lookups of the evaluation set shipped for them)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from importlib import resources
 from pathlib import Path
 
 GUIDE = "welcome-to-docent.md"  # indexed on the first run
+# Two questions the guide answers, as the bundled 0.5B model answers them on a first run (it
+# declines "How do I add a cloud model?": its draft says the answer is not there).
+GUIDE_QUESTIONS = ("Where does Docent keep my documents?", "Where are cloud keys stored?")
 SAMPLES = ("northwind-retention-policy.pdf", "china-tea-primer.pdf")
 
 
@@ -25,11 +29,12 @@ def shipped_questions_path() -> Path:
 
 
 def sample_questions(indexed: Iterable[str], per_document: int = 2) -> list[str]:
-    """Up to `per_document` single-fact questions for each sample whose file name is among
-    `indexed`, in the set's order (English before Chinese where the set has both)."""
+    """The guide's questions when the guide is among the `indexed` file names, then up to
+    `per_document` single-fact questions for each sample among them, in the set's order
+    (English before Chinese where the set has both)."""
     names = set(indexed)
     taken: Counter[str] = Counter()
-    chosen = []
+    chosen = list(GUIDE_QUESTIONS[:per_document]) if GUIDE in names else []
     for document, question in _lookups():
         if document in names and taken[document] < per_document:
             taken[document] += 1

@@ -37,8 +37,14 @@ def test_first_run_and_settings_show_the_measured_speed_and_the_choice(
         assert window.welcome is not None
         assert window.checking_speed is not None
         assert window.welcome.speed.text().startswith("Measuring how fast")
+        assert window.welcome.busy.isVisible()
         await window.checking_speed
-        assert window.welcome.speed.text() == shown()
+        # One sentence on the screen; the numbers behind it in its details.
+        assert not window.welcome.busy.isVisible()
+        sentence = window.welcome.speed.text()
+        assert sentence.startswith(("On this computer, ", "This computer is fast enough")), sentence
+        assert sentence.count(". ") == 0, sentence
+        assert window.welcome.speed_details.text() == shown()
 
         dialog = window.open_settings()
         assert dialog.speed.text() == shown()

@@ -1,5 +1,6 @@
-"""What the window shows before the first question: where to drop documents, questions to try
-on the bundled samples, and the keyboard shortcuts, instead of an empty white page."""
+"""What the window shows before the first question: where to drop documents (with "Add
+documents…" as its one primary button), questions to try on the bundled guide and samples, a
+link to add the samples, and where the keyboard shortcuts are, instead of an empty white page."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.samples import SAMPLES, sample_questions
-from ui.keys import LISTED, native
+from ui.keys import ADD_DOCUMENTS, SHORTCUTS, native
+from ui.looks import link_button
 from ui.plain import plain_label
+from ui.shortcuts import show_shortcuts
 
 
 def dropped_paths(event: QDragEnterEvent | QDropEvent) -> list[Path]:
@@ -25,7 +28,7 @@ def dropped_paths(event: QDragEnterEvent | QDropEvent) -> list[Path]:
 class EmptyState(QWidget):
     """Signals: paths_dropped(list) — files or folders dropped on the drop zone (Paths);
     add_requested() — "Add documents…"; samples_requested() — "Add the sample documents";
-    question_chosen(str) — a sample question was clicked."""
+    question_chosen(str) — a suggested question was clicked."""
 
     paths_dropped = Signal(list)
     add_requested = Signal()
@@ -35,8 +38,8 @@ class EmptyState(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.setAcceptDrops(True)
-        self.setAccessibleName("Start here")
-        title = QLabel("Ask your documents")
+        self.setAccessibleName(self.tr("Start here"))
+        title = QLabel(self.tr("Ask your documents"))
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         font = title.font()
         font.setPointSizeF(font.pointSizeF() * 1.6)
@@ -45,7 +48,7 @@ class EmptyState(QWidget):
 
         self.drop_zone = QFrame()
         self.drop_zone.setObjectName("dropZone")
-        self.drop_zone.setAccessibleName("Drop zone")
+        self.drop_zone.setAccessibleName(self.tr("Drop zone"))
         # A dashed outline in the palette's own colours: light and dark alike.
         self.drop_zone.setStyleSheet(
             "#dropZone { border: 2px dashed palette(mid); border-radius: 12px; }"
@@ -57,34 +60,39 @@ class EmptyState(QWidget):
             "#sampleQuestion:hover, #sampleQuestion:focus { border-color: palette(highlight); }"
         )
         self.hint = plain_label(
-            "Drop PDFs, e-books, Office files, scans or folders here.\n"
-            "Docent reads them on this computer and answers with the pages it used."
+            self.tr(
+                "Drop PDFs, e-books, Office files, scans or folders here.\n"
+                "Docent reads them on this computer and answers with the pages it used."
+            )
         )
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
-        self.add_button = QPushButton("Add documents…")
+        self.add_button = QPushButton(self.tr("Add documents…"))
+        self.add_button.setDefault(True)  # the page's one primary action: larger, and default
+        larger = self.add_button.font()
+        larger.setPointSizeF(larger.pointSizeF() * 1.15)
+        self.add_button.setFont(larger)
+        self.add_button.setMinimumHeight(self.add_button.sizeHint().height() + 8)
+        self.add_button.setMinimumWidth(self.add_button.sizeHint().width() + 32)
+        self.add_button.setToolTip(native(ADD_DOCUMENTS))
         self.add_button.clicked.connect(self.add_requested)
         zone = QVBoxLayout(self.drop_zone)
         zone.setContentsMargins(24, 28, 24, 28)
         zone.addWidget(self.hint)
         zone.addWidget(self.add_button, 0, Qt.AlignmentFlag.AlignHCenter)
 
-        self.try_label = QLabel("Try asking")
+        self.try_label = QLabel(self.tr("Try asking"))
         self.try_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.questions = QVBoxLayout()
         self.question_buttons: list[QPushButton] = []
-        self.samples_button = QPushButton(
-            "Add the sample documents (a retention policy, a tea primer)"
+        self.samples_button = link_button(
+            self.tr("Add the sample documents (a retention policy, a tea primer)")
         )
         self.samples_button.clicked.connect(self.samples_requested)
-
-        listed = [f"{native(key)}: {action}" for key, action in LISTED]
-        self.shortcuts = plain_label(  # three to a line: a line never breaks inside one
-            "\n".join("   ·   ".join(listed[i : i + 3]) for i in range(0, len(listed), 3))
+        self.shortcuts = link_button(
+            self.tr("Keyboard shortcuts: {key}").format(key=native(SHORTCUTS))
         )
-        self.shortcuts.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.shortcuts.setWordWrap(True)
-        self.shortcuts.setForegroundRole(self.shortcuts.palette().ColorRole.PlaceholderText)
+        self.shortcuts.clicked.connect(lambda: show_shortcuts(self))
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(48, 24, 48, 24)
@@ -97,7 +105,7 @@ class EmptyState(QWidget):
         layout.addLayout(self.questions)
         layout.addWidget(self.samples_button, 0, Qt.AlignmentFlag.AlignHCenter)
         layout.addSpacing(16)
-        layout.addWidget(self.shortcuts)
+        layout.addWidget(self.shortcuts, 0, Qt.AlignmentFlag.AlignHCenter)
         layout.addStretch(2)
         self.show_library([])
 
@@ -111,7 +119,7 @@ class EmptyState(QWidget):
             button = QPushButton(question)
             button.setObjectName("sampleQuestion")
             button.setCursor(Qt.CursorShape.PointingHandCursor)
-            button.setAccessibleName(f"Ask: {question}")
+            button.setAccessibleName(self.tr("Ask: {question}").format(question=question))
             button.clicked.connect(lambda _=False, q=question: self.question_chosen.emit(q))
             self.questions.addWidget(button, 0, Qt.AlignmentFlag.AlignHCenter)
             self.question_buttons.append(button)

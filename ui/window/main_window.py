@@ -368,9 +368,9 @@ class MainWindow(QMainWindow):
         try:
             await self.docent.check_speed()
         except DocentError as error:
-            self.welcome.speed.setText(f"Docent could not measure this computer's speed: {error}")
+            self.welcome.show_speed(failure=str(error))
             return
-        self.welcome.speed.setText(self.docent.describe_speed())
+        self.welcome.show_speed()
         await self._follow_speed_check()
 
     async def _follow_speed_check(self, settings: SettingsDialog | None = None) -> None:
@@ -386,7 +386,7 @@ class MainWindow(QMainWindow):
         if await self.docent.follow_speed_check(progress):
             self._model_switched(self.docent.settings.local.chat_model)
             if self.welcome is not None:
-                self.welcome.speed.setText(self.docent.describe_speed())
+                self.welcome.show_speed()
             if settings is not None:
                 settings.model.setText(self.docent.settings.local.chat_model)
                 settings.speed.setText(self.docent.describe_speed())
