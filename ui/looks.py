@@ -17,8 +17,9 @@ SIDEBAR_MARGIN = 8  # the sidebar's sections share one left edge
 
 
 def muted_colour(palette: QPalette) -> QColor:
-    text = palette.color(QPalette.ColorRole.WindowText)
-    window = palette.color(QPalette.ColorRole.Window)
+    # The active colours: a list's group label is a disabled item, whose own are fainter.
+    text = palette.color(QPalette.ColorGroup.Active, QPalette.ColorRole.WindowText)
+    window = palette.color(QPalette.ColorGroup.Active, QPalette.ColorRole.Window)
 
     def mix(t: float, w: float) -> float:
         return _TEXT_SHARE * t + (1 - _TEXT_SHARE) * w

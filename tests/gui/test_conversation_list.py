@@ -12,14 +12,18 @@ from pathlib import Path
 import pytest
 import qasync
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QInputDialog, QListWidgetItem
 from pytestqt.qtbot import QtBot
 
 from tests.documents import HANDBOOK_SECTIONS, write_pdf
 from tests.gui.conftest import main_window, tooltip_shows
+from tests.gui.test_theme import contrast
 from tests.gui.waiting import until
 from tests.integration.test_conversation_search import OXIDISED, TEA, answered
 from ui.answer.turn_card import TurnCard
+from ui.looks import MutedLabel, muted_colour
+from ui.theme import dark_palette
 from ui.window.conversation_list import CLIENT_MARK
 from ui.window.main_window import MainWindow
 
@@ -223,3 +227,22 @@ def test_200_conversations_are_searched_as_one_types_renamed_and_deleted_with_un
     stored = loop.run_until_complete(library.conversations())
     assert kept[TEA] not in [c.id for c in stored]
     assert len(stored) == 199
+
+
+def test_muted_text_stays_readable_in_light_and_dark(qapp: QApplication, qtbot: QtBot) -> None:
+    """The rows' details, the group labels and the placeholder: quieter, and still 4.5:1 on
+    the window and on the list, in Fusion's light palette and in a dark one it switches to."""
+    light = qapp.palette()
+    label = MutedLabel("Your conversations appear here")
+    qtbot.addWidget(label)
+    try:
+        for palette in (light, dark_palette()):
+            qapp.setPalette(palette)
+            qtbot.waitUntil(lambda p=palette: label.palette().window() == p.window())
+            muted = label.palette().color(QPalette.ColorRole.WindowText)
+            assert muted == muted_colour(palette)
+            assert muted != palette.color(QPalette.ColorRole.WindowText)  # quieter
+            for background in (QPalette.ColorRole.Window, QPalette.ColorRole.Base):
+                assert contrast(muted, palette.color(background)) >= 4.5
+    finally:
+        qapp.setPalette(light)

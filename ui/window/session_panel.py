@@ -38,15 +38,14 @@ class SessionPanel(QWidget):
         self.answers = 0
         self.cloud = False  # a cloud provider or MCP server is set up
         self._budget: Budget | None = None
-        self.toggle = QToolButton()
-        self.toggle.setCheckable(True)
-        self.toggle.setChecked(True)
+        self._expanded = True
+        self.toggle = QToolButton()  # not checkable: a pressed-in look would read as a switch
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toggle.setArrowType(Qt.ArrowType.DownArrow)
         self.toggle.setAutoRaise(True)
         self.toggle.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.toggle.setAccessibleName(self.tr("Show or hide the session's details"))
-        self.toggle.toggled.connect(self._expand)
+        self.toggle.clicked.connect(lambda: self._expand(not self._expanded))
         self.summary = QLabel()
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setWordWrap(True)
@@ -71,7 +70,7 @@ class SessionPanel(QWidget):
         self.series: dict[tuple[str, str], QScatterSeries] = {}
         self.chart_view = QChartView(self.chart)
         self.chart_view.setRenderHint(QPainter.RenderHint.Antialiasing)
-        self.chart_view.setMinimumHeight(220)
+        self.chart_view.setMinimumHeight(160)
         self.chart_view.setAccessibleName(self.tr("Seconds per answer"))
         # Nothing to do in it by keyboard: no Tab stop.
         self.chart_view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -128,13 +127,15 @@ class SessionPanel(QWidget):
 
     @property
     def collapsed(self) -> bool:
-        return not self.toggle.isChecked()
+        return not self._expanded
 
     def set_collapsed(self, collapsed: bool) -> None:
-        self.toggle.setChecked(not collapsed)
+        self._expand(not collapsed)
 
     def _expand(self, expanded: bool) -> None:
+        self._expanded = expanded
         self.body.setVisible(expanded)
+        self.toggle.setAccessibleDescription(self.tr("unfolded") if expanded else self.tr("folded"))
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
         self._fit()
 
@@ -142,7 +143,7 @@ class SessionPanel(QWidget):
         """Folded, or with nothing to show yet, the panel is its one line: the sidebar's
         splitter gives the rest of the height to the documents."""
         shows = any(w.isVisibleTo(self.body) for w in (self.summary, self.spending))
-        if self.toggle.isChecked() and shows:
+        if self._expanded and shows:
             self.setMaximumHeight(QWIDGETSIZE_MAX)
         else:
             self.setMaximumHeight(self.toggle.sizeHint().height())
