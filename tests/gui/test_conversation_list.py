@@ -7,15 +7,17 @@ deleted one back."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QDate, QLocale, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QInputDialog, QListWidgetItem
 from pytestqt.qtbot import QtBot
 
+from app.index import ConversationInfo
 from tests.documents import HANDBOOK_SECTIONS, write_pdf
 from tests.gui.conftest import main_window, tooltip_shows
 from tests.gui.test_theme import contrast
@@ -246,3 +248,33 @@ def test_muted_text_stays_readable_in_light_and_dark(qapp: QApplication, qtbot: 
                 assert contrast(muted, palette.color(background)) >= 4.5
     finally:
         qapp.setPalette(light)
+
+
+def test_conversations_are_grouped_by_when_they_were_last_continued(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    """As the library lists them (the latest first), each under its group, its second line
+    saying when in the group's terms."""
+    now = datetime.now().astimezone()
+    listed = [
+        ConversationInfo(
+            4 - age, f"asked {age} days ago", "", (now - timedelta(days=age)).isoformat(), 2,
+            False, ("cloud", "local"),
+        )
+        for age in (0, 1, 3, 30)
+    ]  # fmt: skip
+    listing = window.conversation_list
+    listing.show_conversations(listed, current=None)
+    assert listing.groups() == ["Today", "Yesterday", "Previous 7 days", "Older"]
+    today, yesterday, this_week, older = listing.details()
+    assert today.startswith("Today ")
+    assert yesterday.startswith("Yesterday ")
+    locale, short = QLocale(), QLocale.FormatType.ShortFormat
+    days_ago = QDate.currentDate().addDays
+    assert this_week.startswith(f"{locale.dayName(days_ago(-3).dayOfWeek(), short)} ")
+    assert older == f"{locale.toString(days_ago(-30), short)} · 2 questions · cloud + local"
+    # The arrow keys skip the group labels: they are not conversations.
+    listing.list.setCurrentItem(row_of(window, 4))
+    listing.list.setFocus()
+    qtbot.keyClick(listing.list, Qt.Key.Key_Down)
+    assert listing.selected() == 3

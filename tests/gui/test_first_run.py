@@ -146,6 +146,7 @@ def test_it_fits_one_screen_prints_no_path_and_opens_the_folders(
     shown = "\n".join(visible_texts(dialog))
     assert "Qwen2.5-Coder-0.5B-Instruct (Q4, GGUF), 491 MB" in shown
     assert "Models…." not in shown
+    assert "$" not in shown  # no cloud set up: no money
     assert not any(str(folder) in shown for folder in written)  # no path in the text
     assert "/" + Path.home().name not in shown
     assert dialog.height() == dialog.layout().totalHeightForWidth(dialog.width())
