@@ -87,14 +87,20 @@ def test_without_a_cloud_it_shows_no_money_and_no_empty_chart(
     qtbot.addWidget(session)
     session.show()
     session.show_spending(_budget(docent, loop, 5.0))
-    assert session.toggle.text() == "Session: no answers yet"
+    assert session.toggle.text() == "No answers yet"
     assert not session.summary.isVisible()
     assert not session.chart_view.isVisible()  # no answer, no chart
+    one_line = session.maximumHeight()  # nothing to unfold: the documents get the height
+    assert one_line < 3 * session.toggle.sizeHint().height()
     session.add(AnswerMetrics("local", "m", "why", 0.01, 0.5, 1.5, 100, 10, 20.0, 0.0))
     session.add(AnswerMetrics("cache", "m", "why", 0.01, 0.0, 0.1, 0, 0, None, 0.0))
     assert session.toggle.text() == "2 answers · 1 cached, 1 local"
     assert session.summary.text() == "This session: 2 answers (1 cached, 1 local)"
     assert session.chart_view.isVisible()
+    assert session.maximumHeight() > one_line
+    session.toggle.click()  # folded: one line again
+    assert session.maximumHeight() == one_line
+    session.toggle.click()
     assert not session.spending.isVisible()
     assert not session.budget.isVisible()
     shown = [session.toggle.text(), session.summary.text(), session.chart.title()]

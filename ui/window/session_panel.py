@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QSizePolicy, QToolButton, QV
 
 from app.answering.budget import Budget
 from app.answering.metrics import AnswerMetrics
-from ui.looks import SIDEBAR_MARGIN
+from ui.looks import SIDEBAR_MARGIN, section_label
 from ui.route_words import route_word
 from ui.theme import route_colour
 
@@ -81,8 +81,11 @@ class SessionPanel(QWidget):
         body.addWidget(self.spending)
         body.addWidget(self.budget)
         body.addWidget(self.chart_view, 1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(SIDEBAR_MARGIN, 0, SIDEBAR_MARGIN, 0)
+        self.label = section_label(self.tr("Session"))
+        self._layout = layout = QVBoxLayout(self)
+        layout.setContentsMargins(SIDEBAR_MARGIN, SIDEBAR_MARGIN, SIDEBAR_MARGIN, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.label)
         layout.addWidget(self.toggle)
         layout.addWidget(self.body, 1)
         self._show_summary()
@@ -146,7 +149,10 @@ class SessionPanel(QWidget):
         if self._expanded and shows:
             self.setMaximumHeight(QWIDGETSIZE_MAX)
         else:
-            self.setMaximumHeight(self.toggle.sizeHint().height())
+            line = (self.label, self.toggle)
+            self.setMaximumHeight(
+                SIDEBAR_MARGIN + sum(w.sizeHint().height() for w in line) + self._layout.spacing()
+            )
 
     def show_cloud(self, configured: bool) -> None:
         """Whether a cloud provider or MCP server is set up: money shows only then."""
@@ -191,7 +197,7 @@ class SessionPanel(QWidget):
             )
         self.toggle.setText(
             " · ".join(p for p in (answers if self.answers else "", month, per_route) if p)
-            or self.tr("Session: no answers yet")
+            or self.tr("No answers yet")
         )
         self.summary.setVisible(self.answers > 0)
         cost = ""
