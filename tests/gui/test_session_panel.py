@@ -96,6 +96,7 @@ def test_without_a_cloud_it_shows_no_money_and_no_empty_chart(
     session.add(AnswerMetrics("cache", "m", "why", 0.01, 0.0, 0.1, 0, 0, None, 0.0))
     assert session.toggle.text() == "2 answers · 1 cached, 1 local"
     assert session.summary.text() == "This session: 2 answers (1 cached, 1 local)"
+    assert not session.summary.isVisible()  # the line above says it all: no cost to add
     assert session.chart_view.isVisible()
     assert session.maximumHeight() > one_line
     session.toggle.click()  # folded: one line again
@@ -110,3 +111,5 @@ def test_without_a_cloud_it_shows_no_money_and_no_empty_chart(
     assert session.toggle.text() == "2 answers · $0.00 of $5 this month · 1 cached, 1 local"
     assert session.spending.isVisible()
     assert session.budget.isVisible()
+    assert session.summary.isVisible()
+    assert session.summary.text() == "This session: 2 answers (1 cached, 1 local) · cost $0.00"

@@ -70,7 +70,7 @@ class SessionPanel(QWidget):
         self.series: dict[tuple[str, str], QScatterSeries] = {}
         self.chart_view = QChartView(self.chart)
         self.chart_view.setRenderHint(QPainter.RenderHint.Antialiasing)
-        self.chart_view.setMinimumHeight(160)
+        self.chart_view.setMinimumHeight(220)  # less, and its axes' labels turn to dots
         self.chart_view.setAccessibleName(self.tr("Seconds per answer"))
         # Nothing to do in it by keyboard: no Tab stop.
         self.chart_view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -145,7 +145,7 @@ class SessionPanel(QWidget):
     def _fit(self) -> None:
         """Folded, or with nothing to show yet, the panel is its one line: the sidebar's
         splitter gives the rest of the height to the documents."""
-        shows = any(w.isVisibleTo(self.body) for w in (self.summary, self.spending))
+        shows = any(w.isVisibleTo(self.body) for w in (self.spending, self.chart_view))
         if self._expanded and shows:
             self.setMaximumHeight(QWIDGETSIZE_MAX)
         else:
@@ -199,7 +199,8 @@ class SessionPanel(QWidget):
             " · ".join(p for p in (answers if self.answers else "", month, per_route) if p)
             or self.tr("No answers yet")
         )
-        self.summary.setVisible(self.answers > 0)
+        # Without money to add, the summary would repeat the line above it.
+        self.summary.setVisible(self.answers > 0 and money)
         cost = ""
         if money:
             cost = self.tr(" · cost {cost}").format(cost=_dollars(self.cost_usd))
