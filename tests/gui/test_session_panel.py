@@ -98,6 +98,12 @@ def test_without_a_cloud_it_shows_no_money_and_no_empty_chart(
     assert session.summary.text() == "This session: 2 answers (1 cached, 1 local)"
     assert not session.summary.isVisible()  # the line above says it all: no cost to add
     assert session.chart_view.isVisible()
+    assert [series.name() for series in session.chart.series()] == [
+        "local: whole answer",
+        "local: first word",  # hollow, drawn over the whole answer's dot
+        "cached: whole answer",
+        "cached: first word",
+    ]
     assert session.maximumHeight() > one_line
     session.toggle.click()  # folded: one line again
     assert session.maximumHeight() == one_line

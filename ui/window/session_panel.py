@@ -167,7 +167,9 @@ class SessionPanel(QWidget):
         key = (route, measure)
         if key not in self.series:
             series = QScatterSeries()
-            series.setName(f"{route} {measure}")
+            # "TTFT" means nothing to most: the legend says it in words.
+            words = self.tr("first word") if measure == "TTFT" else self.tr("whole answer")
+            series.setName(f"{route_word(route)}: {words}")
             colour = route_colour(route)
             if measure == "TTFT":  # hollow, drawn over the total's filled dot: both show
                 series.setBrush(Qt.BrushStyle.NoBrush)
