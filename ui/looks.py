@@ -2,33 +2,17 @@
 counts, hints, section labels), quieter than the text but never below WCAG AA, and link-like
 buttons for the secondary actions beside a primary one.
 
-The palette's PlaceholderText is the text at half opacity on Fusion's light palette: 4.0:1 on
-white, below the 4.5:1 that text this size needs. The text colour mixed 62 % into the window
-colour keeps 5.4:1 or more on Fusion's light palette and on the dark one (ui/theme.py)."""
+The muted colour is the theme's (ui/theme.py: the text faded, kept at 4.5:1 on its ground)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QWidget
 
-_TEXT_SHARE = 0.62
+from ui.theme import muted_colour
+
 SIDEBAR_MARGIN = 8  # the sidebar's sections share one left edge
-
-
-def muted_colour(palette: QPalette) -> QColor:
-    # The active colours: a list's group label is a disabled item, whose own are fainter.
-    text = palette.color(QPalette.ColorGroup.Active, QPalette.ColorRole.WindowText)
-    window = palette.color(QPalette.ColorGroup.Active, QPalette.ColorRole.Window)
-
-    def mix(t: float, w: float) -> float:
-        return _TEXT_SHARE * t + (1 - _TEXT_SHARE) * w
-
-    return QColor.fromRgbF(
-        mix(text.redF(), window.redF()),
-        mix(text.greenF(), window.greenF()),
-        mix(text.blueF(), window.blueF()),
-    )
 
 
 class MutedLabel(QLabel):
@@ -47,7 +31,10 @@ class MutedLabel(QLabel):
     def _mute(self) -> None:
         parent = self.parentWidget()
         palette = QPalette(parent.palette() if parent is not None else QApplication.palette())
-        palette.setColor(QPalette.ColorRole.WindowText, muted_colour(palette))
+        palette.setColor(
+            QPalette.ColorRole.WindowText,
+            muted_colour(palette, palette.color(QPalette.ColorRole.Window)),
+        )
         if palette != self.palette():  # setting an equal palette sends no event: no loop
             self.setPalette(palette)
 

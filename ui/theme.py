@@ -99,6 +99,11 @@ def muted_colour(palette: QPalette, background: QColor | None = None) -> QColor:
     return readable(blend(palette.color(QPalette.ColorRole.Text), ground, 0.62), ground)
 
 
+def warning_colour(palette: QPalette) -> QColor:
+    # Amber that keeps 4.5:1: a dark brown-orange on light backgrounds, orange 300 on dark.
+    return QColor("#ffb74d") if is_dark(palette) else QColor("#8a4b00")
+
+
 def error_colour(palette: QPalette) -> QColor:
     # Material red 800 on light backgrounds, red 200 on dark: both keep a 4.5:1 contrast.
     return QColor("#ef9a9a") if is_dark(palette) else QColor("#c62828")

@@ -24,8 +24,8 @@ from tests.gui.test_theme import contrast
 from tests.gui.waiting import until
 from tests.integration.test_conversation_search import OXIDISED, TEA, answered
 from ui.answer.turn_card import TurnCard
-from ui.looks import MutedLabel, muted_colour
-from ui.theme import dark_palette
+from ui.looks import MutedLabel
+from ui.theme import dark_palette, muted_colour
 from ui.window.conversation_list import CLIENT_MARK
 from ui.window.main_window import MainWindow
 
@@ -242,7 +242,7 @@ def test_muted_text_stays_readable_in_light_and_dark(qapp: QApplication, qtbot: 
             qapp.setPalette(palette)
             qtbot.waitUntil(lambda p=palette: label.palette().window() == p.window())
             muted = label.palette().color(QPalette.ColorRole.WindowText)
-            assert muted == muted_colour(palette)
+            assert muted == muted_colour(palette, palette.color(QPalette.ColorRole.Window))
             assert muted != palette.color(QPalette.ColorRole.WindowText)  # quieter
             for background in (QPalette.ColorRole.Window, QPalette.ColorRole.Base):
                 assert contrast(muted, palette.color(background)) >= 4.5

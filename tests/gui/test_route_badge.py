@@ -16,8 +16,8 @@ from app.answering import Failed, Finished, InConversation, RouteDecided, Status
 from app.answering.metrics import AnswerMetrics
 from app.llm.engine import Message
 from tests.gui.test_theme import contrast
-from ui.answer.route_badge import RouteBadge, muted_colour, warning_colour
-from ui.theme import dark_palette, route_colour
+from ui.answer.route_badge import RouteBadge
+from ui.theme import dark_palette, muted_colour, route_colour, warning_colour
 
 METRICS = AnswerMetrics(
     "cloud", "gw/big", "asks why: a cloud model", 0.01, 0.52, 2.4, 812, 64, 31.5, 0.0012

@@ -10,13 +10,11 @@ import time
 
 from PySide6.QtCore import QCoreApplication, QEvent, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import (
-    QColor,
     QContextMenuEvent,
     QGuiApplication,
     QKeyEvent,
     QKeySequence,
     QMouseEvent,
-    QPalette,
     QResizeEvent,
 )
 from PySide6.QtWidgets import (
@@ -42,7 +40,7 @@ from app.answering import (
 )
 from app.answering.metrics import AnswerMetrics
 from ui.plain import plain_label, plain_tooltip
-from ui.theme import error_colour, is_dark, route_colour
+from ui.theme import error_colour, muted_colour, route_colour, warning_colour
 
 TICK_MS = 100
 FREE_ROUTES = ("local", "cache")  # answered on this computer: nothing to pay
@@ -51,23 +49,6 @@ _BRACKETED = re.compile(r"^(.*?) \((.*)\)$")  # "simple question (strong evidenc
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("RouteBadge", text)
-
-
-def muted_colour(palette: QPalette) -> QColor:
-    """Secondary text: the text colour 60 % of the way from the background, so it reads as
-    quieter yet keeps 4.5:1 on light and dark palettes (Fusion's placeholder grey does not)."""
-    text = palette.color(QPalette.ColorRole.WindowText)
-    ground = palette.color(QPalette.ColorRole.Window)
-    return QColor(
-        round(0.6 * text.red() + 0.4 * ground.red()),
-        round(0.6 * text.green() + 0.4 * ground.green()),
-        round(0.6 * text.blue() + 0.4 * ground.blue()),
-    )
-
-
-def warning_colour(palette: QPalette) -> QColor:
-    # Amber that keeps 4.5:1: a dark brown-orange on light backgrounds, orange 300 on dark.
-    return QColor("#ffb74d") if is_dark(palette) else QColor("#8a4b00")
 
 
 def plain_reason(reason: str) -> str:

@@ -47,11 +47,18 @@ from app.answering.citations import (
 )
 from app.cjk import CJK_RUN
 from app.llm.engine import Message
-from ui.answer.route_badge import RouteBadge, muted_colour
+from ui.answer.route_badge import RouteBadge
 from ui.answer.source_cards import SourceCards, Thumbnails
 from ui.background import Background
 from ui.plain import insert_markdown, plain_label, plain_tooltip
-from ui.theme import ANSWER_SCALE, citation_chip_colours, error_colour, line_height, scaled
+from ui.theme import (
+    ANSWER_SCALE,
+    citation_chip_colours,
+    error_colour,
+    line_height,
+    muted_colour,
+    scaled,
+)
 
 _MARKER = QRegularExpression(r"\[(\d{1,3})\]")  # a citation marker, the model's or Docent's
 # The core's flag on a sentence stating a fact no passage states (citations.UNVERIFIED).

@@ -28,7 +28,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QFont, QFontMetrics, QKeyEvent, QPainter, QShortcut
+from PySide6.QtGui import QFont, QFontMetrics, QKeyEvent, QPainter, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
@@ -48,9 +48,10 @@ from app.answering.desk import Desk
 from app.index import ConversationInfo
 from ui import keys
 from ui.background import Background
-from ui.looks import SIDEBAR_MARGIN, MutedLabel, muted_colour, section_label
+from ui.looks import SIDEBAR_MARGIN, MutedLabel, section_label
 from ui.plain import plain_label, plain_tooltip
 from ui.route_words import route_word
+from ui.theme import muted_colour
 
 CLIENT_MARK = "MCP · "
 SEARCH_DELAY_MS = 150  # after the last key: a word typed fast is searched once
@@ -425,7 +426,7 @@ class _RowDelegate(QStyledItemDelegate):
         self.initStyleOption(item, index)
         painter.save()
         box = option.rect.adjusted(_PADDING, _PADDING, -_PADDING, -_PADDING)
-        muted = muted_colour(option.palette)
+        muted = muted_colour(option.palette, option.palette.color(QPalette.ColorRole.Base))
         if index.data(_HEADER):
             font, metrics = _small(option.font, bold=True)
             painter.setFont(font)
