@@ -79,13 +79,10 @@ _ADVANCED: tuple[Number, ...] = (
 
 
 class SettingsDialog(QDialog):
-    """Signals: applied() — after valid settings were saved and applied; models_requested() —
-    kept for the window, which connects it: the Models manager is now the Local model page's
-    own, so nothing emits it; speed_checked() — after "Measure again" measured this computer's
-    speed and saved the choice made from it."""
+    """Signals: applied() — after valid settings were saved and applied; speed_checked() —
+    after "Measure again" measured this computer's speed and saved the choice made from it."""
 
     applied = Signal()
-    models_requested = Signal()
     speed_checked = Signal()
 
     def __init__(

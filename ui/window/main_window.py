@@ -582,11 +582,6 @@ class MainWindow(QMainWindow):
         dialog.speed_checked.connect(
             lambda: self.background.run(self._follow_speed_check(dialog))  # a switch it calls for
         )
-        dialog.models_requested.connect(
-            lambda: self.open_models().switched.connect(
-                dialog.model.setText, Qt.ConnectionType.UniqueConnection
-            )
-        )
         dialog.show()
         return dialog
 
