@@ -241,6 +241,11 @@ class CloudSettings(_Section):
     providers: list[ProviderSettings] = Field(default_factory=list)
     servers: list[McpServerSettings] = Field(default_factory=list)
 
+    @property
+    def configured(self) -> bool:
+        """Whether any cloud route is set up (a provider or an MCP server)."""
+        return bool(self.providers or self.servers)
+
     @model_validator(mode="after")
     def _unique_names(self) -> CloudSettings:
         names = [item.name for item in self.providers] + [item.name for item in self.servers]

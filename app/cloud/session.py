@@ -65,7 +65,7 @@ class CloudSession:
             await self._close()
 
     async def _open(self) -> None:
-        if self.routes is None and (self.settings.providers or self.settings.servers):
+        if self.routes is None and self.settings.configured:
             self.routes = await self._open_routes(self.settings, self._listener)
 
     async def _close(self) -> None:

@@ -10,8 +10,13 @@ from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtCore import QMimeData, QPointF, QUrl
-from PySide6.QtGui import QDropEvent, Qt, QTextDocument  # QtGui's Qt also holds mightBeRichText
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QUrl
+from PySide6.QtGui import (  # QtGui's Qt also holds mightBeRichText
+    QDragEnterEvent,
+    QDropEvent,
+    Qt,
+    QTextDocument,
+)
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.bootstrap import Docent
@@ -118,11 +123,30 @@ def tooltip_shows(tooltip: str) -> str:
     return document.toPlainText()
 
 
+def dragged(*paths: Path) -> QMimeData:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path)) for path in paths])
+    return mime
+
+
+def drag_over(target: QWidget, *paths: Path) -> QDragEnterEvent:
+    """Drag local files or folders over `target` (not dropped yet), as a file manager does."""
+    mime = dragged(*paths)  # held here: the event does not own it
+    event = QDragEnterEvent(
+        QPoint(50, 50),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    target.dragEnterEvent(event)
+    return event
+
+
 def drop(target: QWidget, *paths: Path) -> None:
     """Drop local files or folders on `target` (the window, the empty state), as a file
     manager does."""
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(path)) for path in paths])
+    mime = dragged(*paths)
     event = QDropEvent(
         QPointF(50, 50),
         Qt.DropAction.CopyAction,

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import qasync
 from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QDragLeaveEvent
 from PySide6.QtWidgets import QApplication, QMessageBox, QToolTip
 from pytestqt.qtbot import QtBot
 
@@ -18,10 +19,10 @@ from app.bootstrap import Docent
 from app.index import HistoryRecord
 from app.llm.engine import EngineError
 from app.paths import Paths
-from app.routing import NO_CLOUD
 from tests.documents import write_encrypted_pdf, write_pdf
-from tests.gui.conftest import drop, main_window, tooltip_shows
+from tests.gui.conftest import drag_over, drop, main_window, tooltip_shows
 from tests.peers.everything import everything_stdio
+from ui.settings.settings_dialog import SettingsDialog
 from ui.tools.gui_bench import measure
 from ui.window.main_window import MainWindow
 
@@ -36,7 +37,15 @@ def test_dropped_files_index_and_a_bad_one_shows_its_reason(
 ) -> None:
     report = write_pdf(tmp_path / "report.pdf")
     locked = write_encrypted_pdf(tmp_path / "locked.pdf")
+    window.show()
+    assert drag_over(window, report, locked).isAccepted()
+    assert window.drop_overlay.isVisible()  # what the drop will add, before it
+    assert window.drop_overlay.label.text() == "Drop to add 2 documents to your library"
+    window.dragLeaveEvent(QDragLeaveEvent())
+    assert not window.drop_overlay.isVisible()
+    drag_over(window, report, locked)
     drop(window, report, locked)
+    assert not window.drop_overlay.isVisible()
     assert window.documents.status(report) == "queued"
     assert window.indexing is not None
     loop.run_until_complete(window.indexing)
@@ -45,6 +54,12 @@ def test_dropped_files_index_and_a_bad_one_shows_its_reason(
     assert window.documents.status(locked) == (
         "failed: encrypted: it needs a password, and Docent cannot index it"
     )
+    # The failure stays in the bell once the status bar has moved on.
+    window.statusBar().showMessage("something else")
+    assert [notice.text for notice in window.notifications.notices] == [
+        "locked.pdf failed: encrypted: it needs a password, and Docent cannot index it"
+    ]
+    assert window.notifications.accessibleName() == "Notifications: 1"
     assert window.library_state.text() == "Library: 1 document"  # the passages, on hover
     assert tooltip_shows(window.library_state.toolTip()).startswith("4 passages to search; ")
     assert window.model_state.text() == "Local model: qwen2.5-coder-0.5b (idle)"
@@ -91,13 +106,14 @@ def test_ask_streams_an_answer_with_its_badge_and_sources(
     assert not window.send_button.isEnabled()
     assert window.model_state.text() == "Local model: qwen2.5-coder-0.5b (ready)"
 
-    assert turn.reask.text() == "↻ Re-ask with the cloud route"
+    # No cloud is set up: the card offers to set one up, never a re-ask that can only fail.
+    assert turn.reask.text() == "☁ Set up a cloud model to re-ask there…"
     turn.reask.click()
-    assert window.answering is not None
-    loop.run_until_complete(window.answering)
-    _, again = window.turns.cards
-    assert again.asked.text() == "How long must customer invoices be kept?"
-    assert again.badge.text() == f"failed: {NO_CLOUD}"
+    (settings,) = window.findChildren(SettingsDialog)
+    assert settings.isVisible()
+    assert settings.tabs.currentIndex() == 1  # Cloud providers
+    settings.reject()
+    assert len(window.turns.cards) == 1
 
 
 def test_stop_cancels_the_answer_within_a_token(

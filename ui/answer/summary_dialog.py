@@ -33,9 +33,11 @@ from ui.plain import plain_label
 
 class SummaryDialog(QDialog):
     """Signals: source_clicked(object) — a cited page's Source, clicked; step_started(int, int)
-    — step n of N begins; finished_summary() — after the summary ends, however it ended."""
+    — step n of N begins; finished_summary() — after the summary ends, however it ended;
+    cloud_setup_requested() — its re-ask button, where no cloud is set up to re-ask with."""
 
     source_clicked = Signal(object)
+    cloud_setup_requested = Signal()
     step_started = Signal(int, int)
     finished_summary = Signal()
 
@@ -59,6 +61,8 @@ class SummaryDialog(QDialog):
         self.background = Background(self._failed)
         self.turns = TurnsView(Thumbnails(docent), self.background)
         self.turns.source_clicked.connect(self.source_clicked)
+        self.turns.cloud_set_up = docent.settings.cloud.configured
+        self.turns.cloud_setup_requested.connect(self.cloud_setup_requested)
         self.turns.reask_requested.connect(
             lambda _question, route: self.start(route_choice=(route, None))
         )

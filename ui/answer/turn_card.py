@@ -108,11 +108,16 @@ class AnswerView(QTextBrowser):
 
 class TurnCard(QFrame):
     """Signals: source_clicked(object) — a Source, from a citation chip or a source card;
-    reask_requested(str, str) — the question and the other route; sent_requested(str) — what
-    a cloud call sent, as text."""
+    reask_requested(str, str) — the question and the other route; cloud_setup_requested() —
+    its button, where the other route is a cloud none is set up for; sent_requested(str) —
+    what a cloud call sent, as text.
+
+    `cloud_set_up`: whether a cloud route exists; without one the card never offers a re-ask
+    that can only fail, but the way to set one up."""
 
     source_clicked = Signal(object)
     reask_requested = Signal(str, str)
+    cloud_setup_requested = Signal()
     sent_requested = Signal(str)
 
     def __init__(self, question: str, thumbnails: Thumbnails, background: Background) -> None:
@@ -164,9 +169,8 @@ class TurnCard(QFrame):
         self._sent: tuple[Message, ...] | None = None
         self._streamed = False
         self._reask_route = ""
-        self.reask.clicked.connect(
-            lambda: self.reask_requested.emit(self.question, self._reask_route)
-        )
+        self.cloud_set_up = True
+        self.reask.clicked.connect(self._reask_clicked)
         self.what_was_sent.clicked.connect(
             lambda: self.sent_requested.emit(sent_as_text(self._sent or ()))
         )
@@ -197,7 +201,10 @@ class TurnCard(QFrame):
                     self._write(" [stopped]")
                 self.sources.show_sources([self._cited(source) for source in citations])
                 self._reask_route = other_route(metrics.route)
-                self.reask.setText(f"↻ Re-ask with the {self._reask_route} route")
+                if self._needs_cloud():
+                    self.reask.setText(self.tr("☁ Set up a cloud model to re-ask there…"))
+                else:
+                    self.reask.setText(f"↻ Re-ask with the {self._reask_route} route")
                 self.reask.show()
                 self._sent = sent
                 self.what_was_sent.setVisible(bool(sent))
@@ -316,6 +323,15 @@ class TurnCard(QFrame):
                 )
             )
             cursor.mergeCharFormat(flag)
+
+    def _needs_cloud(self) -> bool:
+        return self._reask_route == "cloud" and not self.cloud_set_up
+
+    def _reask_clicked(self) -> None:
+        if self._needs_cloud():
+            self.cloud_setup_requested.emit()
+        else:
+            self.reask_requested.emit(self.question, self._reask_route)
 
     def _cited(self, source: Source) -> Source:
         return self._found.get(source.number, source)

@@ -20,10 +20,13 @@ from ui.background import Background
 class TurnsView(QScrollArea):
     """Signals: source_clicked(object) — a Source whose chip or card was clicked;
     reask_requested(str, str) — question and route of a "re-ask with the other route" button;
-    sent_requested(str) — what a cloud call sent, as text."""
+    cloud_setup_requested() — that button where no cloud is set up; sent_requested(str) —
+    what a cloud call sent, as text. `cloud_set_up`: whether a cloud route exists (the cards
+    begun from now on offer a re-ask there)."""
 
     source_clicked = Signal(object)
     reask_requested = Signal(str, str)
+    cloud_setup_requested = Signal()
     sent_requested = Signal(str)
 
     def __init__(self, thumbnails: Thumbnails, background: Background) -> None:
@@ -35,6 +38,7 @@ class TurnsView(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setAccessibleName("Conversation")
         self.cards: list[TurnCard] = []
+        self.cloud_set_up = True
         page = QWidget()
         self._column = QVBoxLayout(page)
         self._column.setContentsMargins(12, 12, 12, 12)
@@ -54,6 +58,8 @@ class TurnsView(QScrollArea):
         card = TurnCard(question, self.thumbnails, self.background)
         card.source_clicked.connect(self.source_clicked)
         card.reask_requested.connect(self.reask_requested)
+        card.cloud_setup_requested.connect(self.cloud_setup_requested)
+        card.cloud_set_up = self.cloud_set_up
         card.sent_requested.connect(self.sent_requested)
         self._column.insertWidget(len(self.cards), card)
         self.cards.append(card)

@@ -7,12 +7,13 @@ the qasync loop, and keeps a reference to every task it starts.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QShortcut
+from PySide6.QtGui import QDragEnterEvent, QDragLeaveEvent, QDropEvent, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -36,6 +37,7 @@ from app.index import EmbeddingProgress
 from app.intake import (
     BatchFailed,
     BatchFinished,
+    BatchStarted,
     EmbeddingFailed,
     FileFailed,
     FileIndexed,
@@ -71,7 +73,9 @@ from ui.shortcuts import show_shortcuts
 from ui.window.composer import Composer
 from ui.window.conversation_header import ConversationHeader
 from ui.window.conversation_list import ConversationList
+from ui.window.drop_overlay import DropOverlay
 from ui.window.first_run import FirstRunDialog
+from ui.window.notifications import LongJobNotifier, NotificationsButton
 from ui.window.session_panel import SessionPanel
 from ui.window.window_state import WindowState
 
@@ -127,6 +131,7 @@ class MainWindow(QMainWindow):
         self.turns = TurnsView(Thumbnails(docent), self.background)
         self.turns.source_clicked.connect(self.show_source)
         self.turns.reask_requested.connect(self._reask)
+        self.turns.cloud_setup_requested.connect(self.open_cloud_settings)
         self.turns.sent_requested.connect(self.show_sent)
         self.empty_state = EmptyState()
         self.empty_state.paths_dropped.connect(self.add_paths)
@@ -178,6 +183,7 @@ class MainWindow(QMainWindow):
         right_layout.addWidget(self.header)
         right_layout.addWidget(self.pages, 1)
         right_layout.addLayout(ask_row)
+        self.drop_overlay = DropOverlay(right)
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.conversation_list)
         documents = QWidget()
@@ -215,6 +221,10 @@ class MainWindow(QMainWindow):
         )
         self.statusBar().addPermanentWidget(serving_dot)
         self.statusBar().addPermanentWidget(self.serving.label)
+        self.notifications = NotificationsButton()
+        self.statusBar().addPermanentWidget(self.notifications)
+        self.long_jobs = LongJobNotifier(self)
+        self._batch_started: dict[int, float] = {}  # a batch's number: when it started
         self._show_model_state()
         self._show_cloud_state()
 
@@ -311,8 +321,9 @@ class MainWindow(QMainWindow):
 
     def _show_cloud_state(self, changed: Health | None = None) -> None:
         """Cloud / MCP health, live: every session reports its changes here."""
-        cloud = self.docent.settings.cloud
-        self.session.show_cloud(bool(cloud.providers or cloud.servers))  # money shows then
+        configured = self.docent.settings.cloud.configured
+        self.session.show_cloud(configured)  # money shows then
+        self.turns.cloud_set_up = configured
         health = self.docent.cloud.health() if self.docent.cloud else []
         self.header.show_choices()  # "Cloud only" follows the cloud's health
         if not health:
@@ -401,10 +412,15 @@ class MainWindow(QMainWindow):
     # --- documents -------------------------------------------------------------------------
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if dropped_paths(event):
+        if paths := dropped_paths(event):
             event.acceptProposedAction()
+            self.drop_overlay.show_for(paths)
+
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self.drop_overlay.hide()
 
     def dropEvent(self, event: QDropEvent) -> None:
+        self.drop_overlay.hide()
         if paths := dropped_paths(event):
             event.acceptProposedAction()
             self.add_paths(paths)
@@ -479,17 +495,19 @@ class MainWindow(QMainWindow):
 
     async def _show(self, event: IntakeEvent) -> None:
         match event:
-            case (
-                FileStarted()
-                | PagesParsed()
-                | FileIndexed()
-                | FileSkipped()
-                | FileFailed()
-                | OcrProgress()
-            ):
+            case FileFailed(path=path, reason=reason):
+                self.documents.apply(event)
+                self.notifications.add(
+                    self.tr("{file} failed: {reason}").format(file=path.name, reason=reason)
+                )
+            case FileStarted() | PagesParsed() | FileIndexed() | FileSkipped() | OcrProgress():
                 self.documents.apply(event)
             case OcrFailed(path=path, page=page, reason=reason):
-                self.statusBar().showMessage(f"OCR of {path.name}, page {page}: {reason}")
+                message = self.tr("OCR of {file}, page {page}: {reason}").format(
+                    file=path.name, page=page, reason=reason
+                )
+                self.statusBar().showMessage(message)
+                self.notifications.add(message)
             case FileRemoved(path=path):
                 self.documents.forget(path)
             case FoldersChanged(changes=changes, why=why):
@@ -498,12 +516,23 @@ class MainWindow(QMainWindow):
                     self.documents.row(added)
             case WatchProblem(message=message) | BatchFailed(reason=message):
                 self.statusBar().showMessage(message)
+                self.notifications.add(message)
+            case BatchStarted(batch=batch):
+                self._batch_started[batch] = time.monotonic()
             case IndexingProgress():
                 self.indexing_bar.show_progress(event)
             case PauseChanged(paused=paused, waiting=waiting):
                 self.indexing_bar.show_paused(paused, waiting)
-            case BatchFinished(batch=batch, kind=kind):
+            case BatchFinished(batch=batch, kind=kind, indexed=indexed, failed=failed):
                 self._finished_batch = batch
+                took = time.monotonic() - self._batch_started.pop(batch, time.monotonic())
+                if indexed or failed:
+                    self.long_jobs.finished(
+                        self.tr("{indexed} documents added, {failed} failed").format(
+                            indexed=indexed, failed=failed
+                        ),
+                        took,
+                    )
                 if kind == "sync":
                     self.folders_synced.emit()
             case LibraryChanged():
@@ -604,6 +633,7 @@ class MainWindow(QMainWindow):
 
         dialog = SummaryDialog(self.docent, document_id, self)
         dialog.source_clicked.connect(self.show_source)
+        dialog.cloud_setup_requested.connect(self.open_cloud_settings)
         self.summaries.append(dialog)
         dialog.show()
         return dialog
@@ -713,6 +743,10 @@ class MainWindow(QMainWindow):
                 elif isinstance(event, Finished):
                     self.session.add(event.metrics)
                     self._show_spending()
+                    self.long_jobs.finished(
+                        self.tr("Your answer is ready: {question}").format(question=question),
+                        event.metrics.total_s,
+                    )
                 elif isinstance(event, Failed):
                     self._keep_question(question)
         except Exception as error:  # the model would not load, the library failed: say so
