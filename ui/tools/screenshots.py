@@ -41,6 +41,25 @@ async def _thumbnails(conversation: TurnsView) -> None:
             await turn.sources.loading
 
 
+async def _mid_stream(window: MainWindow, question: str, folder: Path) -> None:
+    """The answer while it streams: the badge ticking, part of the text in."""
+    tokens = 0
+    halfway = asyncio.Event()
+
+    def counted() -> None:
+        nonlocal tokens
+        tokens += 1
+        if tokens == 12:
+            halfway.set()
+
+    window.token_shown.connect(counted)
+    answering = window.ask(question)
+    await halfway.wait()
+    _save(window, folder, "11-mid-stream.png")
+    window.token_shown.disconnect(counted)
+    await answering
+
+
 async def _shoot(folder: Path) -> None:
     docent = Docent.from_environment()
     await docent.open()
@@ -55,8 +74,18 @@ async def _shoot(folder: Path) -> None:
             _save(window.welcome, folder, "00-first-run.png")
             window.welcome.accept()
         _save(window, folder, "06-empty-state.png")
-        await window.add_paths([sample_path(name) for name in SAMPLES])
-        await window.ask(ENGLISH)
+        samples = [sample_path(name) for name in SAMPLES]
+        broken = folder.parent / "broken-screenshot.pdf"  # a PDF in name only: it fails
+        broken.write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 8)
+        try:
+            window.drop_overlay.show_for([*samples, broken])  # as a drag over the window
+            _save(window, folder, "09-drop-overlay.png")
+            window.drop_overlay.hide()
+            await window.add_paths([*samples, broken])
+            _save(window, folder, "10-failed-document.png")
+        finally:
+            broken.unlink()
+        await _mid_stream(window, ENGLISH, folder)
         await window.ask(FOLLOW_UP)
         await _thumbnails(window.turns)
         _save(window, folder, "01-answer.png")

@@ -1,6 +1,6 @@
 """Messages that must outlive the status bar: a file that failed, an OCR page that could not be
-read, a watched folder gone. The status bar shows each for a moment; the bell keeps them until
-the user clears them. And a long job that ends while the window is in the background (an
+read, a watched folder gone. The status bar shows each for a moment; the notices button keeps
+them until the user clears them. And a long job that ends while the window is in the background (an
 answer, a summary, a big batch) asks for attention: the task bar flashes and, where the desktop
 has a notification area, a notification says what finished."""
 
@@ -9,8 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Signal
-from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon, QToolButton, QWidget
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, Signal
+from PySide6.QtWidgets import (
+    QApplication,
+    QMenu,
+    QStyle,
+    QSystemTrayIcon,
+    QToolButton,
+    QWidget,
+)
 
 from ui.plain import plain_tooltip
 
@@ -28,7 +35,7 @@ def _tr(text: str) -> str:
 
 
 class NotificationsButton(QToolButton):
-    """A bell with the count of notices kept; its menu lists them, newest first, and clears
+    """A button with the count of notices kept; its menu lists them, newest first, and clears
     them. Signal: changed(int) — how many are kept now."""
 
     changed = Signal(int)
@@ -37,6 +44,9 @@ class NotificationsButton(QToolButton):
         super().__init__(parent)
         self.notices: list[Notice] = []
         self.setAutoRaise(True)
+        # The style's own icon: an emoji bell needs a colour-emoji font many desktops lack.
+        self.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxInformation))
+        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.setMenu(QMenu(self))
         self.menu().aboutToShow.connect(self._fill_menu)
@@ -52,7 +62,7 @@ class NotificationsButton(QToolButton):
 
     def _show_count(self) -> None:
         count = len(self.notices)
-        self.setText(f"🔔 {count}" if count else "🔔")
+        self.setText(str(count) if count else "")
         name = (
             _tr("Notifications: {count}").format(count=count) if count else _tr("No notifications")
         )
