@@ -150,8 +150,20 @@ class Conversation:
         cls, conversation_id: int | None, entries: Sequence[HistoryEntry]
     ) -> Conversation:
         """From its recorded answers (a failed or stopped one is not context)."""
-        turns = [Turn.from_entry(entry) for entry in entries if entry.turn is not None]
-        return cls(conversation_id, turns, tuple(entries))
+        return cls(conversation_id, _context(entries), tuple(entries))
+
+    async def drop_from(self, library: Library, history_id: int) -> int:
+        """Drop the recorded answer `history_id` and every later one, from the library and from
+        what the next question continues (the user edits that question: its answer and those
+        that leaned on it go). Returns how many were dropped."""
+        if self.id is None:
+            return 0
+        dropped = await library.truncate_conversation(self.id, history_id)
+        kept = await library.conversation(self.id)
+        entries = kept.entries if kept is not None else []
+        self.turns = _context(entries)
+        self.entries = tuple(entries)
+        return dropped
 
     def standalone(self, question: str) -> str:
         if not self.turns:
@@ -234,6 +246,12 @@ def replayed(entries: Sequence[HistoryEntry]) -> list[tuple[str, list[AnswerEven
             )
         replay.append((entry.question, events))
     return replay
+
+
+def _context(entries: Sequence[HistoryEntry]) -> list[Turn]:
+    """The turns a conversation's recorded answers give its next prompt (a failed or stopped
+    one has none)."""
+    return [Turn.from_entry(entry) for entry in entries if entry.turn is not None]
 
 
 def _renumber(chosen: Sequence[Source], shown: dict[int, Source], first: int) -> list[Source]:

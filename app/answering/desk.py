@@ -6,8 +6,8 @@ an answerer, starts the cloud or reads the library's store itself.
   or alone. The parts are gathered for each question: the local engine (loaded on first use),
   the router over the cloud routes open now and the month's budget.
 - `summary`: a document's summary job: its plan, what it will take (`estimate`), then `run`.
-- `conversations`, `search_conversations`, `open`, `latest`, `rename`, `delete`, `history`:
-  what was asked, typed.
+- `conversations`, `search_conversations`, `open`, `latest`, `rename`, `drop_turns`, `delete`,
+  `history`: what was asked, typed.
 - `subscribe`: each answer recorded (whoever asked) and each conversation deleted, so a window
   follows questions asked over its own MCP server as it follows its own.
 
@@ -254,6 +254,14 @@ class Desk:
         if not await self.library.delete_conversation(conversation_id):
             raise ConversationNotFound(f"there is no conversation {conversation_id}")
         publish(self._listeners, ConversationDeleted(conversation_id))
+
+    async def drop_turns(self, conversation: Conversation, history_id: int) -> int:
+        """The user edits a question: its recorded answer (`history_id`) and the later ones of
+        `conversation` go, from the library and from the turns its next question continues."""
+        dropped = await conversation.drop_from(self.library, history_id)
+        if dropped:
+            publish(self._listeners, AnswersForgotten(dropped))
+        return dropped
 
     async def answers_quoting(self, document_ids: Collection[int]) -> list[int]:
         """The recorded answers that quote these documents (their passages were cited or sent):

@@ -151,6 +151,18 @@ def forget(store: Store, history_ids: Collection[int]) -> int:
     return forgotten
 
 
+def truncate(store: Store, conversation_id: int, first_dropped: int) -> int:
+    """Delete the recorded answer `first_dropped` (a history id) and every later one of the
+    conversation: the user asks that turn again differently, and what followed it rested on the
+    old one. Returns how many were deleted."""
+    with store.writing():
+        cursor = store.db.execute(
+            "DELETE FROM history WHERE conversation_id = ? AND id >= ?",
+            [conversation_id, first_dropped],
+        )
+    return cursor.rowcount
+
+
 def rename(store: Store, conversation_id: int, title: str) -> bool:
     """Give the conversation the user's own title; False when there is no such one."""
     with store.writing():

@@ -301,6 +301,13 @@ class Library:
     async def forget_answers(self, history_ids: Collection[int]) -> int:
         return await self.write(lambda store: conversations.forget(store, history_ids))
 
+    async def truncate_conversation(self, conversation_id: int, first_dropped: int) -> int:
+        """Delete the answer `first_dropped` (a history id) and the later ones of the
+        conversation; how many went."""
+        return await self.write(
+            lambda store: conversations.truncate(store, conversation_id, first_dropped)
+        )
+
     async def delete_conversation(self, conversation_id: int) -> bool:
         """The conversation and its turns; False when there was none."""
         return await self.write(lambda store: conversations.delete(store, conversation_id))

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from app.answering import Citation, Finished, InConversation, SourcesFound
 from app.answering.conversation import Conversation
-from app.answering.desk import ConversationDeleted
+from app.answering.desk import AnswersForgotten, ConversationDeleted
 from app.errors import DocentError
+from app.index import HistoryRecord
 from tests.conftest import docent
 from tests.documents import HANDBOOK_SECTIONS, write_pdf
 from tests.integration.conftest import index_all, opened, run
@@ -216,5 +217,46 @@ def test_the_desktop_goes_on_with_an_mcp_clients_conversation_in_a_copy(tmp_path
                 (users.id, False, listed.title),
                 (clients.id, True, listed.title),
             ]
+
+    run(scenario())
+
+
+def test_editing_a_question_drops_its_turn_and_the_later_ones_from_the_library_and_the_context(
+    tmp_path: Path,
+) -> None:
+    """The user edits the second of three questions: that turn and the third go from the
+    kept conversation and from the turns the next question continues; the first stays, as do
+    other conversations' answers, and the window hears of it."""
+
+    def turn(question: str, conversation_id: int) -> HistoryRecord:
+        return HistoryRecord(
+            question=question, scope=[], answer=f"answer to {question}", status="finished",
+            error=None, route="local", model="m", reason="why", citations=[], retrieval_s=0.0,
+            ttft_s=0.1, total_s=0.2, prompt_tokens=1, completion_tokens=1, tokens_per_s=None,
+            cost_usd=0.0, grounded=1.0, conversation_id=conversation_id, standalone=question,
+            turn={"user": question, "answer": f"answer to {question}", "sources": []},
+        )  # fmt: skip
+
+    async def scenario() -> None:
+        async with opened(embeddings=False) as docent:
+            desk, library = docent.desk, docent.library
+            kept = await library.create_conversation("first?")
+            other = await library.create_conversation("elsewhere?")
+            ids = [await library.record(turn(q, kept)) for q in ("first?", "second?", "third?")]
+            await library.record(turn("elsewhere?", other))
+            conversation = await desk.open(kept)
+            assert len(conversation.turns) == 3
+            with desk.subscribe() as changes:
+                assert await desk.drop_turns(conversation, ids[1]) == 2
+                assert await anext(changes) == AnswersForgotten(2)
+            assert [t.question for t in conversation.turns] == ["first?"]
+            assert [e.question for e in conversation.entries] == ["first?"]
+            reopened = await desk.open(kept)
+            assert [e.question for e in reopened.entries] == ["first?"]
+            assert [t.question for t in reopened.turns] == ["first?"]
+            assert reopened.standalone("and then?") == "first? and then?"
+            untouched = await desk.open(other)
+            assert [e.question for e in untouched.entries] == ["elsewhere?"]
+            assert await desk.drop_turns(Conversation(), ids[0]) == 0  # never recorded: none
 
     run(scenario())
