@@ -116,11 +116,12 @@ def test_add_ask_and_open_the_cited_page_by_keyboard_alone(
     assert "seven" in turn.answer.toPlainText().lower()
     assert turn.sources.cards
 
-    # Back from the question, past the scope chip, into the answer: its re-ask button, then its
-    # last source card.
+    # Back from the question, past the scope chip, into the answer: its actions (re-ask, retry,
+    # copy), then its last source card.
     passed = tab_to(lambda widget: isinstance(widget, SourceCard), backwards=True)
     card = focused()
-    assert passed == [window.composer.scope, turn.reask, card]  # the chip sits before the box
+    actions = [turn.reask, turn.retry, turn.copy_answer]
+    assert passed == [window.composer.scope, *actions, card]  # the chip sits before the box
     assert card is turn.sources.cards[-1]
     preview = open_preview(window, loop, Qt.Key.Key_Space)
     assert preview.rendered is not None, preview.position.text()

@@ -1,6 +1,8 @@
 """One turn of the conversation as a card: the question, the answer streaming in then rendered
 as inert Markdown with its [n] markers as citation chips (the passage on hover, the page on
-click), the route badge, the sources as cards, and the re-ask / what-was-sent actions.
+click), the route badge, the sources as cards, and the actions: copy the answer (Markdown with
+its sources), retry on the same route, re-ask on the other, what was sent; on the question line,
+edit it and copy it. An older card shows its actions on hover or focus, the newest always.
 
 Nothing from a document or a model is ever rendered as HTML, loaded or made a link
 (ui/plain.py): the chips are Docent's own links, carrying a secret of this card, so text that
@@ -16,13 +18,23 @@ from dataclasses import replace
 from html import escape
 
 from PySide6.QtCore import QEvent, QRegularExpression, QSize, Qt, QUrl, Signal
-from PySide6.QtGui import QCursor, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import (
+    QCursor,
+    QEnterEvent,
+    QGuiApplication,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QPushButton,
     QSizePolicy,
     QTextBrowser,
+    QToolButton,
     QToolTip,
     QVBoxLayout,
     QWidget,
@@ -45,6 +57,7 @@ from app.answering.citations import (
     keyword_terms_all,
     supporting_sentences,
 )
+from app.answering.export import answer_markdown
 from app.cjk import CJK_RUN
 from app.llm.engine import Message
 from ui.answer.route_badge import RouteBadge
@@ -106,19 +119,34 @@ class AnswerView(QTextBrowser):
         return QSize(super().sizeHint().width(), self.height())
 
 
+def _action(glyph: str, name: str) -> QToolButton:
+    """A flat icon button of the action rows: a glyph (the style's icons are drawn for a light
+    palette), its name as tooltip and for screen readers."""
+    button = QToolButton()
+    button.setText(glyph)
+    button.setAutoRaise(True)
+    button.setToolTip(name)
+    button.setAccessibleName(name)
+    button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # Tab reaches it (a tool button's is Tab)
+    return button
+
+
 class TurnCard(QFrame):
     """Signals: source_clicked(object) — a Source, from a citation chip or a source card;
-    reask_requested(str, str) — the question and the other route; cloud_setup_requested() —
-    its button, where the other route is a cloud none is set up for; sent_requested(str) —
-    what a cloud call sent, as text.
+    reask_requested(str, str) — the question and a route: the other one (re-ask) or the same
+    (retry); cloud_setup_requested() — the re-ask button, where the other route is a cloud none
+    is set up for; sent_requested(str) — what a cloud call sent, as text; edit_requested() —
+    "Edit question".
 
     `cloud_set_up`: whether a cloud route exists; without one the card never offers a re-ask
-    that can only fail, but the way to set one up."""
+    (or a retry) that can only fail, but the way to set one up. `history_id`: the recorded
+    answer it shows (None until recorded). `latest`: the newest card shows its actions always."""
 
     source_clicked = Signal(object)
     reask_requested = Signal(str, str)
     cloud_setup_requested = Signal()
     sent_requested = Signal(str)
+    edit_requested = Signal()
 
     def __init__(self, question: str, thumbnails: Thumbnails, background: Background) -> None:
         super().__init__()
@@ -131,7 +159,22 @@ class TurnCard(QFrame):
         font = self.asked.font()
         font.setBold(True)
         self.asked.setFont(font)
-        self.asked.setAccessibleName("Question")
+        self.asked.setAccessibleName(self.tr("Question"))
+        self.edit_question = _action("✎", self.tr("Edit question"))
+        self.edit_question.clicked.connect(self.edit_requested)
+        self.copy_question = _action("⧉", self.tr("Copy question"))
+        self.copy_question.clicked.connect(
+            lambda: QGuiApplication.clipboard().setText(self.question)
+        )
+        question_actions = QWidget()
+        question_row = QHBoxLayout(question_actions)
+        question_row.setContentsMargins(0, 0, 0, 0)
+        question_row.setSpacing(0)
+        question_row.addWidget(self.edit_question)
+        question_row.addWidget(self.copy_question)
+        asked_line = QHBoxLayout()
+        asked_line.addWidget(self.asked, 1)
+        asked_line.addWidget(question_actions, 0, Qt.AlignmentFlag.AlignTop)
         self.answer = AnswerView()
         self.answer.set_line_height(line_height(question))  # until the answer's own text shows
         self.answer.setAccessibleName("Answer")
@@ -144,24 +187,40 @@ class TurnCard(QFrame):
         self.badge = RouteBadge(question)
         self.sources = SourceCards(thumbnails, background)
         self.sources.source_clicked.connect(self.source_clicked)
+        self.copy_answer = _action("⧉", self.tr("Copy answer with its sources"))
+        self.copy_answer.clicked.connect(self._copy_answer)
+        self.copy_answer.hide()
+        self.retry = _action("↻", self.tr("Retry"))
+        self.retry.clicked.connect(self._retry_clicked)
+        self.retry.hide()
         self.reask = QPushButton()
         self.reask.setFlat(True)
         self.reask.hide()
-        self.what_was_sent = QPushButton("⇪ What was sent to the cloud")
+        self.what_was_sent = QPushButton(self.tr("⇪ What was sent to the cloud"))
         self.what_was_sent.setFlat(True)
         self.what_was_sent.hide()
-        actions = QHBoxLayout()
+        answer_actions = QWidget()
+        actions = QHBoxLayout(answer_actions)
+        actions.setContentsMargins(0, 0, 0, 0)
+        actions.addWidget(self.copy_answer)
+        actions.addWidget(self.retry)
         actions.addWidget(self.reask)
         actions.addWidget(self.what_was_sent)
         actions.addStretch(1)
+        # Shown on hover or focus on an older card; hidden, they keep their room (no jumps).
+        self._action_rows = (question_actions, answer_actions)
+        for row in self._action_rows:
+            policy = row.sizePolicy()
+            policy.setRetainSizeWhenHidden(True)
+            row.setSizePolicy(policy)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 10, 12, 10)
-        layout.addWidget(self.asked)
+        layout.addLayout(asked_line)
         layout.addWidget(self.waiting)
         layout.addWidget(self.answer)
         layout.addWidget(self.badge)
         layout.addWidget(self.sources)
-        layout.addLayout(actions)
+        layout.addWidget(answer_actions)
         self._secret = secrets.token_urlsafe(16)
         self._found: dict[int, Source] = {}  # every source offered to the model, by number
         self._chips: dict[str, Source] = {}
@@ -169,7 +228,12 @@ class TurnCard(QFrame):
         self._sent: tuple[Message, ...] | None = None
         self._streamed = False
         self._reask_route = ""
+        self._retry_route = ""
+        self._answer_text = ""  # as the model wrote it, with its [n] markers: what Copy copies
+        self._cited_sources: tuple[Source, ...] = ()
         self.cloud_set_up = True
+        self.history_id: int | None = None
+        self.latest = True
         self.reask.clicked.connect(self._reask_clicked)
         self.what_was_sent.clicked.connect(
             lambda: self.sent_requested.emit(sent_as_text(self._sent or ()))
@@ -194,27 +258,74 @@ class TurnCard(QFrame):
                 self._streamed = True
                 self._write(text)
             case Finished(
-                answer=answer, citations=citations, metrics=metrics, cancelled=cancelled, sent=sent
+                answer=answer,
+                citations=citations,
+                metrics=metrics,
+                history_id=history_id,
+                cancelled=cancelled,
+                sent=sent,
             ):
+                self.history_id = history_id
                 self._render(answer)
                 if cancelled:
                     self._write(" [stopped]")
+                self._answer_text = answer
+                self._cited_sources = citations
+                self.copy_answer.setVisible(bool(answer.strip()))
                 self.sources.show_sources([self._cited(source) for source in citations])
-                self._reask_route = other_route(metrics.route)
-                if self._needs_cloud():
-                    self.reask.setText(self.tr("☁ Set up a cloud model to re-ask there…"))
-                else:
-                    self.reask.setText(f"↻ Re-ask with the {self._reask_route} route")
-                self.reask.show()
+                self._offer_routes(metrics.route)
                 self._sent = sent
                 self.what_was_sent.setVisible(bool(sent))
-            case Failed(error=error):
+            case Failed(error=error, history_id=history_id):
+                self.history_id = history_id  # no retry: the window puts the question back
                 self._write(f"\n[failed: {error}]")
                 style = QTextCharFormat()
                 style.setForeground(error_colour(self.palette()))
                 cursor = self.answer.textCursor()
                 cursor.select(QTextCursor.SelectionType.Document)
                 cursor.mergeCharFormat(style)
+
+    def _offer_routes(self, route: str) -> None:
+        """Retry on the route the answer took (a cached one: asked afresh on this computer),
+        re-ask on the other; a cloud with none set up is never offered (it could only fail):
+        re-asking there becomes setting one up."""
+        self._retry_route = "cloud" if route == "cloud" else "local"
+        self._reask_route = other_route(self._retry_route)
+        self.retry.setVisible(self._retry_route != "cloud" or self.cloud_set_up)
+        if self._needs_cloud():
+            self.reask.setText(self.tr("☁ Set up a cloud model to re-ask there…"))
+        elif self._reask_route == "cloud":
+            self.reask.setText(self.tr("↻ Re-ask with the cloud route"))
+        else:
+            self.reask.setText(self.tr("↻ Re-ask on this computer"))
+        self.reask.show()
+
+    def _retry_clicked(self) -> None:
+        self.reask_requested.emit(self.question, self._retry_route)
+
+    def _copy_answer(self) -> None:
+        sources = [{"number": s.number, "where": s.where} for s in self._cited_sources]
+        QGuiApplication.clipboard().setText(answer_markdown(self._answer_text, sources))
+
+    def show_actions(self) -> None:
+        """The action rows: always on the newest card, on an older one while it is hovered or
+        holds the focus (what Tab reaches next: shown before the press moves on)."""
+        focused = QApplication.focusWidget()
+        shown = (
+            self.latest
+            or self.underMouse()
+            or (focused is not None and (focused is self or self.isAncestorOf(focused)))
+        )
+        for row in self._action_rows:
+            row.setVisible(shown)
+
+    def enterEvent(self, event: QEnterEvent) -> None:
+        super().enterEvent(event)
+        self.show_actions()
+
+    def leaveEvent(self, event: QEvent) -> None:
+        super().leaveEvent(event)
+        self.show_actions()
 
     def _show_waiting(self, event: AnswerEvent) -> None:
         """Until the first token: what the core is doing, in its events' order, so the wait
@@ -265,7 +376,17 @@ class TurnCard(QFrame):
 
     def focus_order(self) -> list[QWidget]:
         """What Tab visits in the card, top to bottom (hidden ones are skipped by Qt)."""
-        return [self.answer, self.badge, *self.sources.cards, self.reask, self.what_was_sent]
+        return [
+            self.edit_question,
+            self.copy_question,
+            self.answer,
+            self.badge,
+            *self.sources.cards,
+            self.copy_answer,
+            self.retry,
+            self.reask,
+            self.what_was_sent,
+        ]
 
     def chips(self) -> dict[str, Source]:
         """The answer's citation chips: their link and the Source each opens."""

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QFrame, QScrollArea, QVBoxLayout, QWidget
 
 from app.answering import AnswerEvent, Finished, Source
 from app.answering.conversation import replayed
@@ -21,13 +21,15 @@ class TurnsView(QScrollArea):
     """Signals: source_clicked(object) — a Source whose chip or card was clicked;
     reask_requested(str, str) — question and route of a "re-ask with the other route" button;
     cloud_setup_requested() — that button where no cloud is set up; sent_requested(str) —
-    what a cloud call sent, as text. `cloud_set_up`: whether a cloud route exists (the cards
-    begun from now on offer a re-ask there)."""
+    what a cloud call sent, as text; edit_requested(object) — the TurnCard whose "Edit question"
+    was clicked. `cloud_set_up`: whether a cloud route exists (the cards begun from now on offer
+    a re-ask there)."""
 
     source_clicked = Signal(object)
     reask_requested = Signal(str, str)
     cloud_setup_requested = Signal()
     sent_requested = Signal(str)
+    edit_requested = Signal(object)
 
     def __init__(self, thumbnails: Thumbnails, background: Background) -> None:
         super().__init__()
@@ -49,6 +51,9 @@ class TurnsView(QScrollArea):
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(lambda value: setattr(self, "_following", value >= bar.maximum()))
         bar.rangeChanged.connect(self._follow)
+        application = QApplication.instance()
+        assert isinstance(application, QApplication)
+        application.focusChanged.connect(self._focus_moved)
 
     @property
     def current(self) -> TurnCard | None:
@@ -61,8 +66,10 @@ class TurnsView(QScrollArea):
         card.cloud_setup_requested.connect(self.cloud_setup_requested)
         card.cloud_set_up = self.cloud_set_up
         card.sent_requested.connect(self.sent_requested)
+        card.edit_requested.connect(lambda: self.edit_requested.emit(card))
         self._column.insertWidget(len(self.cards), card)
         self.cards.append(card)
+        self._mark_latest()
         self._following = True
         card.begin()
         self.order_focus()
@@ -84,10 +91,27 @@ class TurnsView(QScrollArea):
 
     def clear(self) -> None:
         """Start afresh (a new conversation)."""
-        for card in self.cards:
+        self.drop_from(0)
+
+    def drop_from(self, index: int) -> int | None:
+        """Remove the cards from `index` on (an edited question replaces its turn and those
+        after it); the first of their recorded answers (a history id), None if none was."""
+        dropped, self.cards = self.cards[index:], self.cards[:index]
+        for card in dropped:
             self._column.removeWidget(card)
             card.deleteLater()
-        self.cards = []
+        self._mark_latest()
+        recorded = [card.history_id for card in dropped if card.history_id is not None]
+        return recorded[0] if recorded else None
+
+    def _mark_latest(self) -> None:
+        for card in self.cards:
+            card.latest = card is self.current
+            card.show_actions()
+
+    def _focus_moved(self, _old: QWidget | None, _new: QWidget | None) -> None:
+        for card in self.cards:
+            card.show_actions()
 
     def replay(self, entries: Sequence[HistoryEntry]) -> None:
         """A kept conversation's recorded answers, with their sources and badges."""

@@ -12,9 +12,11 @@ conversation leaves the list at once and is deleted only when its Undo has run o
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date, datetime, timedelta
+from pathlib import Path
 
 from PySide6.QtCore import (
     QDateTime,
@@ -30,6 +32,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QFont, QFontMetrics, QKeyEvent, QPainter, QPalette, QShortcut
 from PySide6.QtWidgets import (
+    QFileDialog,
     QHBoxLayout,
     QInputDialog,
     QLineEdit,
@@ -45,6 +48,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.answering.desk import Desk
+from app.answering.export import conversation_markdown
 from app.index import ConversationInfo
 from ui import keys
 from ui.background import Background
@@ -74,13 +78,15 @@ class ConversationList(QWidget):
     delete_requested(int) — a conversation deleted (Delete key, context menu) whose Undo ran
     out; new_requested() — the "New conversation" button (the window's Ctrl+N too);
     renamed(int, str) — a conversation was renamed; search_shown() — after the core's matches
-    for the search box's text are shown."""
+    for the search box's text are shown; exported(str) — the file a conversation was exported
+    to, once written."""
 
     open_requested = Signal(int)
     delete_requested = Signal(int)
     new_requested = Signal()
     renamed = Signal(int, str)
     search_shown = Signal()
+    exported = Signal(str)
 
     def __init__(self, desk: Desk, background: Background) -> None:
         super().__init__()
@@ -322,6 +328,7 @@ class ConversationList(QWidget):
         menu.addAction(self.tr("Open"), lambda: self.open_requested.emit(conversation))
         rename = menu.addAction(self.tr("Rename…"), lambda: self.rename(conversation))
         rename.setShortcut(keys.sequence(keys.RENAME))
+        menu.addAction(self.tr("Export as Markdown…"), lambda: self.export(conversation))
         delete = menu.addAction(self.tr("Delete"), lambda: self.delete(conversation))
         delete.setShortcut(Qt.Key.Key_Delete)
         menu.popup(self.list.viewport().mapToGlobal(at))
@@ -349,6 +356,29 @@ class ConversationList(QWidget):
         )
         dialog.open()
         return dialog
+
+    def export(self, conversation_id: int) -> QFileDialog:
+        """Ask where to save the conversation as Markdown (not modal), then write it there."""
+        (conversation,) = (c for c in self._conversations if c.id == conversation_id)
+        dialog = QFileDialog(self, self.tr("Export conversation"))
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilter(self.tr("Markdown (*.md)"))
+        dialog.setDefaultSuffix("md")
+        dialog.selectFile(_file_name(conversation.title) + ".md")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(
+            lambda path: self._background.run(self._export(conversation, Path(path)))
+        )
+        dialog.open()
+        return dialog
+
+    async def _export(self, conversation: ConversationInfo, path: Path) -> None:
+        """The core's Markdown of it (as `docent conversations --export` writes), written off
+        the GUI thread."""
+        kept = await self._desk.open(conversation.id)
+        markdown = conversation_markdown(conversation.title, kept.entries)
+        await asyncio.to_thread(path.write_text, markdown, encoding="utf-8")
+        self.exported.emit(str(path))
 
     async def _rename(self, conversation_id: int, title: str) -> None:
         await self._desk.rename(conversation_id, title)
@@ -468,3 +498,8 @@ def _small(font: QFont, *, bold: bool = False) -> tuple[QFont, QFontMetrics]:
     small.setPointSizeF(font.pointSizeF() * 0.9)
     small.setBold(bold)
     return small, QFontMetrics(small)
+
+
+def _file_name(title: str) -> str:
+    """A file name from a title: the characters no file system takes become spaces."""
+    return " ".join(re.sub(r'[\\/:*?"<>|\x00-\x1f]', " ", title).split()) or "conversation"

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDragLeaveEvent, QDropEvent, QShortcut
+from PySide6.QtGui import QDragEnterEvent, QDragLeaveEvent, QDropEvent, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -62,6 +62,7 @@ from app.samples import GUIDE, SAMPLES, sample_path
 from ui import keys
 from ui.answer.page_preview import PagePreview
 from ui.answer.source_cards import Thumbnails
+from ui.answer.turn_card import TurnCard
 from ui.answer.turns import TurnsView
 from ui.background import Background
 from ui.library.documents_panel import DocumentsPanel
@@ -133,6 +134,8 @@ class MainWindow(QMainWindow):
         self.turns.reask_requested.connect(self._reask)
         self.turns.cloud_setup_requested.connect(self.open_cloud_settings)
         self.turns.sent_requested.connect(self.show_sent)
+        self.turns.edit_requested.connect(self.edit_question)
+        self._editing: TurnCard | None = None  # the card an edited question will replace
         self.empty_state = EmptyState()
         self.empty_state.paths_dropped.connect(self.add_paths)
         self.empty_state.add_requested.connect(self.choose_files)
@@ -147,6 +150,11 @@ class MainWindow(QMainWindow):
         self.conversation_list.open_requested.connect(self.open_conversation)
         self.conversation_list.delete_requested.connect(self.delete_conversation)
         self.conversation_list.new_requested.connect(self.new_conversation)
+        self.conversation_list.exported.connect(
+            lambda path: self.statusBar().showMessage(
+                self.tr("Exported the conversation to {path}").format(path=path)
+            )
+        )
         self.current = Conversation()  # the next question continues it
         self.previews: list[PagePreview] = []
         self.model_manager: ModelManager | None = None
@@ -159,9 +167,9 @@ class MainWindow(QMainWindow):
         self.header.settings_requested.connect(self.open_cloud_settings)
         self.composer = Composer(self.documents)
         self.question = self.composer.question
-        self.question.submitted.connect(self.ask)
+        self.question.submitted.connect(self._send)
         self.send_button = self.composer.send
-        self.composer.send_clicked.connect(lambda: self.ask(self.composer.take_question()))
+        self.composer.send_clicked.connect(lambda: self._send(self.composer.take_question()))
         self.composer.stop_clicked.connect(self.stop)
         QShortcut(keys.sequence(keys.STOP), self, self.stop)
         QShortcut(keys.sequence(keys.ADD_DOCUMENTS), self, self.choose_files)
@@ -677,6 +685,7 @@ class MainWindow(QMainWindow):
     def new_conversation(self) -> None:
         """Ctrl+N: the next question starts a conversation of its own."""
         self.stop()
+        self._editing = None
         self.current = Conversation()
         self._show_title("")
         self.turns.clear()
@@ -689,6 +698,7 @@ class MainWindow(QMainWindow):
 
     async def _open_conversation(self, conversation_id: int) -> None:
         self.stop()
+        self._editing = None
         self.current = await self.docent.desk.open(conversation_id)
         self.turns.replay(self.current.entries)
         self.pages.setCurrentWidget(self.turns)
@@ -705,13 +715,46 @@ class MainWindow(QMainWindow):
 
     # --- questions -------------------------------------------------------------------------
 
-    def ask(self, question: str, route: Route | None = None) -> asyncio.Task[None]:
-        """Answer `question`; `route` forces local or cloud (re-ask with the other route)."""
+    def ask(
+        self, question: str, route: Route | None = None, replacing: TurnCard | None = None
+    ) -> asyncio.Task[None]:
+        """Answer `question`; `route` forces local or cloud (re-ask with the other route);
+        `replacing`: the card of an edited question, which goes with the later ones first."""
         self.stop()
+        earlier = self.answering
         self._cancel = CancelToken()
         self.composer.set_answering(True)  # Send is Stop from the click on
-        self.answering = self.background.run(self._answer(question, self._cancel, route))
+        self.answering = self.background.run(
+            self._answer(question, self._cancel, route, replacing, earlier)
+        )
         return self.answering
+
+    def _send(self, question: str) -> asyncio.Task[None]:
+        """The question box's question: an edited one replaces the turn it was taken from."""
+        replacing, self._editing = self._editing, None
+        return self.ask(question, replacing=replacing)
+
+    def edit_question(self, card: TurnCard) -> None:
+        """A card's "Edit question": the question goes back into the box, and sending it
+        replaces that turn and drops the later ones (they rested on its answer)."""
+        self._editing = card
+        self.question.setPlainText(card.question)
+        self.question.moveCursor(QTextCursor.MoveOperation.End)
+        self.question.setFocus()
+        self.statusBar().showMessage(
+            self.tr("Editing a question: sending it replaces its answer and the ones after it")
+        )
+
+    async def _drop_turns_from(self, card: TurnCard, earlier: asyncio.Task[None] | None) -> None:
+        """Take `card` and the later cards away, and their recorded answers from the
+        conversation (its next question continues from the turn before)."""
+        if earlier is not None and not earlier.done():
+            await asyncio.wait([earlier])  # stopped above: its card must be done before it goes
+        if card not in self.turns.cards:
+            return  # the conversation was left meanwhile
+        first_dropped = self.turns.drop_from(self.turns.cards.index(card))
+        if first_dropped is not None:
+            await self.docent.desk.drop_turns(self.current, first_dropped)
 
     def _reask(self, question: str, route: str) -> None:
         self.ask(question, "cloud" if route == "cloud" else "local")
@@ -720,10 +763,19 @@ class MainWindow(QMainWindow):
         if self._cancel is not None:
             self._cancel.cancel()
 
-    async def _answer(self, question: str, cancel: CancelToken, route: Route | None) -> None:
+    async def _answer(
+        self,
+        question: str,
+        cancel: CancelToken,
+        route: Route | None,
+        replacing: TurnCard | None = None,
+        earlier: asyncio.Task[None] | None = None,
+    ) -> None:
         self.pages.setCurrentWidget(self.turns)
-        self.turns.begin(question)
         try:
+            if replacing is not None:
+                await self._drop_turns_from(replacing, earlier)
+            self.turns.begin(question)
             self._show_model_state(loading=not self.docent.chat.loaded)
             scope = self.documents.scope()
             conversation = self.current
