@@ -307,3 +307,27 @@ def test_an_answer_that_ends_without_text_clears_the_waiting_line(card: TurnCard
     assert card.waiting.isHidden()
     assert card.answer.toPlainText().endswith("[failed: the cloud answered 401: check the key]")
     assert card.answer.isVisible()
+
+
+def test_a_cloud_answer_is_never_retried_nor_re_asked_where_no_cloud_is_set_up(
+    card: TurnCard, qtbot: QtBot
+) -> None:
+    """The cloud that answered was removed since: Retry (the same route) would only fail, so it
+    is not offered; the local re-ask is. With the cloud there, Retry asks it again."""
+    card.cloud_set_up = False
+    card.apply(Finished("Tax audits.", (), metrics("cloud", 0.001), 1, False, None))
+    assert card.retry.isHidden()
+    assert card.reask.text() == "↻ Re-ask on this computer"
+    assert card.copy_answer.isVisibleTo(card)
+    names = [card.edit_question, card.copy_question, card.copy_answer, card.retry]
+    assert [(b.accessibleName(), b.toolTip()) for b in names] == [
+        ("Edit question", "Edit question"),
+        ("Copy question", "Copy question"),
+        ("Copy answer with its sources", "Copy answer with its sources"),
+        ("Retry", "Retry"),
+    ]
+    card.cloud_set_up = True
+    card.apply(Finished("Tax audits.", (), metrics("cloud", 0.001), 1, False, None))
+    with qtbot.waitSignal(card.reask_requested) as asked:
+        card.retry.click()
+    assert asked.args == ["How long are invoices kept?", "cloud"]
