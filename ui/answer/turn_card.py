@@ -162,7 +162,7 @@ class TurnCard(QFrame):
         self.asked.setAccessibleName(self.tr("Question"))
         self.edit_question = _action("✎", self.tr("Edit question"))
         self.edit_question.clicked.connect(self.edit_requested)
-        self.copy_question = _action("⧉", self.tr("Copy question"))
+        self.copy_question = _action("❐", self.tr("Copy question"))
         self.copy_question.clicked.connect(
             lambda: QGuiApplication.clipboard().setText(self.question)
         )
@@ -187,7 +187,7 @@ class TurnCard(QFrame):
         self.badge = RouteBadge(question)
         self.sources = SourceCards(thumbnails, background)
         self.sources.source_clicked.connect(self.source_clicked)
-        self.copy_answer = _action("⧉", self.tr("Copy answer with its sources"))
+        self.copy_answer = _action("❐", self.tr("Copy answer with its sources"))
         self.copy_answer.clicked.connect(self._copy_answer)
         self.copy_answer.hide()
         self.retry = _action("↻", self.tr("Retry"))
