@@ -7,7 +7,9 @@ a first run."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import qasync
@@ -15,12 +17,19 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from app.bootstrap import Docent
 from app.cloud.presets import PRESETS
+from app.processes import free_loopback_port, serving
 from app.samples import SAMPLES, sample_path
+from app.settings import CloudSettings
 from ui.answer.turns import TurnsView
 from ui.theme import apply_theme, dark_palette
 from ui.window.main_window import MainWindow
 
 ENGLISH = "How long are customer invoices kept, and who approves deletion?"
+HARD = "Compare how long invoices and payroll records are kept: why do the two periods differ?"
+# The cloud answer's stand-in: the 1.5B behind llama.cpp's own OpenAI-compatible server on
+# 127.0.0.1, configured and priced as openai/gpt-4.1-mini (no cloud is reachable from here).
+STAND_IN = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+STAND_IN_SERVER = Path(__file__).resolve().parents[2] / "tests" / "peers" / "llama_server.py"
 FOLLOW_UP = "And where are the records stored?"
 CHINESE = "乌龙茶的发酵程度是多少？"
 
@@ -58,6 +67,42 @@ async def _mid_stream(window: MainWindow, question: str, folder: Path) -> None:
     _save(window, folder, "11-mid-stream.png")
     window.token_shown.disconnect(counted)
     await answering
+
+
+@contextlib.contextmanager
+def _stand_in_cloud(models_dir: Path, log: Path) -> Iterator[str]:
+    port = free_loopback_port()
+    command = [
+        sys.executable, str(STAND_IN_SERVER), "--model", str(models_dir / STAND_IN),
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192",
+        "--model_alias", "gpt-4.1-mini",
+    ]  # fmt: skip
+    with serving(command, "Uvicorn running on", log, timeout_s=180):
+        yield f"http://127.0.0.1:{port}/v1"
+
+
+async def _cloud_answer(window: MainWindow, folder: Path) -> None:
+    """A hard question the router sends to the cloud: its cost and reason, and the details
+    (the screen is grabbed: the details are a pop-up of their own)."""
+    docent = window.docent
+    with _stand_in_cloud(docent.paths.models_dir, folder.parent / "stand-in-server.log") as url:
+        provider = {"name": "openai", "base_url": url, "models": ["gpt-4.1-mini"]}
+        cloud = CloudSettings.model_validate({"providers": [provider]})
+        await docent.apply_settings(docent.settings.model_copy(update={"cloud": cloud}))
+        await docent.cloud_session.ready()  # asked before, the router has no cloud yet
+        window.new_conversation()
+        await window.ask(HARD)
+        await _thumbnails(window.turns)
+        assert window.turns.current is not None
+        details = window.turns.current.badge.open_details()
+        QApplication.sendPostedEvents()
+        screen = QApplication.primaryScreen().grabWindow(0)
+        if not screen.save(str(folder / "12-cloud-answer.png")):
+            raise OSError("could not write 12-cloud-answer.png")
+        print(folder / "12-cloud-answer.png")
+        if details is not None:
+            details.close()
+        await docent.apply_settings(docent.settings.model_copy(update={"cloud": CloudSettings()}))
 
 
 async def _shoot(folder: Path) -> None:
@@ -113,6 +158,8 @@ async def _shoot(folder: Path) -> None:
         await _thumbnails(summary.turns)
         summary.resize(900, 700)
         _save(summary, folder, "08-summary.png")
+        summary.close()
+        await _cloud_answer(window, folder)
         dialog = window.open_settings()
         await dialog.loading
         dialog.tabs.setCurrentWidget(dialog.providers)
