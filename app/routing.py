@@ -10,8 +10,8 @@ measures it).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from app.cjk import estimate_tokens
@@ -22,11 +22,67 @@ from app.settings import RoutingSettings
 Route = Literal["local", "cloud", "cache", "fallback"]
 
 
+# Each reason's English, as the CLI, the history and MCP clients read it; a front end words the
+# same codes in its own language (the window: ui/route_words.py).
+ENGLISH: dict[str, str] = {
+    "asked_local": "you asked for the local model",
+    "asked_cloud": "you asked for the cloud",
+    "mode_local": "routing mode: local only",
+    "mode_cloud": "routing mode: cloud only",
+    "no_cloud": "local only: no cloud route is configured",
+    "privacy": "privacy: nothing leaves this machine",
+    "cloud_down": "cloud unavailable ({down})",
+    "budget_spent": "this month's cloud budget (${budget_usd:.2f}) is spent",
+    "hard": "{parts}",
+    "simple": "simple question ({parts})",
+    "strong_evidence": "strong evidence",
+    "cascade": "cascade: the local draft {parts}",
+    "draft_empty": "was empty",
+    "draft_ungrounded": "was {grounded:.0%} grounded in the sources (below {floor:.0%})",
+    "rescue": "{error}; the cloud answered instead",
+    "cloud_failed": "cloud failed before its first token ({error}); answered locally",
+    "cached": "asked {age_s:.0f} s ago; cached for {ttl_s:g} s",
+    "summary_local": "summaries are written locally unless you pick a cloud model",
+    "summary_stored": "stored when it was made; made again if the document changes",
+    # What makes a question hard for a small local model (the parts of "hard" and "simple").
+    "parts": "{count}-part question",
+    "comparison": "asks for a comparison",
+    "explanation": "asks why / for an explanation",
+    "computation": "needs a computation",
+    "code": "is about code",
+    "long": "long question ({tokens} tokens)",
+    "weak": "weak evidence (best match {similarity:.2f})",
+    "ambiguous": "ambiguous evidence (top passages tie)",
+    "spread": "evidence spans {documents} documents",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """Why a route answers, as a code (a key of ENGLISH) and its values, so each front end
+    words it in its user's language; `parts` are the reasons a reason is made of (a hard
+    question's, a failed draft's)."""
+
+    code: str
+    values: Mapping[str, str | int | float] = field(default_factory=dict)
+    parts: tuple[Reason, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """In English, one line: parts joined by "; "."""
+        parts = "; ".join(part.text for part in self.parts)
+        return ENGLISH[self.code].format(**self.values, parts=parts)
+
+
 @dataclass(frozen=True, slots=True)
 class RouteDecision:
     route: Route
     model: str
-    reason: str
+    why: Reason
+
+    @property
+    def reason(self) -> str:
+        return self.why.text
 
 
 class RouteUnavailable(DocentError):
@@ -44,8 +100,8 @@ class RoutePolicy(Protocol):
         """
         ...
 
-    def escalation(self, question: str, why: str) -> RouteDecision | None:
-        """Cascade: where a local draft that failed its check goes (None: nowhere)."""
+    def escalation(self, question: str, why: Reason) -> RouteDecision | None:
+        """Cascade: where a local draft that failed its check (`why`) goes (None: nowhere)."""
         ...
 
     def rescue(
@@ -69,10 +125,10 @@ class LocalOnlyPolicy:
         if requested == "cloud":
             raise RouteUnavailable(NO_CLOUD)
         if requested == "local":
-            return RouteDecision("local", self.model, "you asked for the local model")
-        return RouteDecision("local", self.model, "local only: no cloud route is configured")
+            return RouteDecision("local", self.model, Reason("asked_local"))
+        return RouteDecision("local", self.model, Reason("no_cloud"))
 
-    def escalation(self, question: str, why: str) -> RouteDecision | None:
+    def escalation(self, question: str, why: Reason) -> RouteDecision | None:
         return None
 
     def rescue(
@@ -156,9 +212,6 @@ class RetrievalConfidence:
         )
 
 
-COMPUTATION = "needs a computation"
-
-
 @dataclass(frozen=True, slots=True)
 class Thresholds:
     """When a question counts as hard for the local model. The defaults are the ones `docent
@@ -174,37 +227,29 @@ class Thresholds:
     escalate_at: int = 1  # hardness points
     computation_alone: bool = False  # a computation escalates without a second reason
 
-    def escalates(self, reasons: Sequence[str]) -> bool:
-        if self.computation_alone and COMPUTATION in reasons:
+    def escalates(self, reasons: Sequence[Reason]) -> bool:
+        if self.computation_alone and any(reason.code == "computation" for reason in reasons):
             return True
         return len(reasons) >= self.escalate_at
 
 
 def hardness(
     question: QuestionFeatures, evidence: RetrievalConfidence, thresholds: Thresholds = Thresholds()
-) -> list[str]:
+) -> list[Reason]:
     """Why a question is hard for a small local model, most telling reasons first."""
-    reasons: list[str] = []
+    reasons: list[Reason] = []
     if question.parts > 1:
-        reasons.append(f"{question.parts}-part question")
-    reasons += [
-        {
-            "comparison": "asks for a comparison",
-            "explanation": "asks why / for an explanation",
-            "computation": COMPUTATION,
-            "code": "is about code",
-        }[cue]
-        for cue in sorted(question.cues)
-    ]
+        reasons.append(Reason("parts", {"count": question.parts}))
+    reasons += [Reason(cue) for cue in sorted(question.cues)]  # each cue is its reason's code
     if question.tokens > thresholds.long_question_tokens:
-        reasons.append(f"long question ({question.tokens} tokens)")
+        reasons.append(Reason("long", {"tokens": question.tokens}))
     similarity, margin = evidence.top_similarity, evidence.margin
     if similarity is not None and similarity < thresholds.weak_similarity:
-        reasons.append(f"weak evidence (best match {similarity:.2f})")
+        reasons.append(Reason("weak", {"similarity": similarity}))
     elif margin is not None and margin < thresholds.ambiguous_margin:
-        reasons.append("ambiguous evidence (top passages tie)")
+        reasons.append(Reason("ambiguous"))
     if evidence.documents >= 3:
-        reasons.append(f"evidence spans {evidence.documents} documents")
+        reasons.append(Reason("spread", {"documents": evidence.documents}))
     return reasons
 
 
@@ -234,29 +279,28 @@ class AutoPolicy:
     ) -> RouteDecision:
         features = QuestionFeatures.read(question)
         if requested == "local" or (requested is None and self.settings.mode == "local"):
-            why = "you asked for the local model" if requested else "routing mode: local only"
-            return self._local(why)
+            return self._local(Reason("asked_local" if requested else "mode_local"))
         if requested == "cloud" and (refused := self.cloud_unavailable()):
             raise RouteUnavailable(refused)
         if self.settings.privacy == "never":
-            return self._local("privacy: nothing leaves this machine")
+            return self._local(Reason("privacy"))
         models = list(self.cloud())
         if not models:
-            return self._local("local only: no cloud route is configured")
+            return self._local(Reason("no_cloud"))
         chosen = self._cloud_model(features, models)
         forced = requested == "cloud" or self.settings.mode == "cloud"
         if chosen is None:
-            return self._local(f"cloud unavailable ({_down(models)})")
+            return self._local(Reason("cloud_down", {"down": _down(models)}))
         if self.budget_left_usd() <= 0:
             return self._local(_budget_spent(self.settings.monthly_budget_usd))
         if forced:
-            why = "you asked for the cloud" if requested else "routing mode: cloud only"
+            why = Reason("asked_cloud" if requested else "mode_cloud")
             return RouteDecision("cloud", chosen.model, why)
         reasons = hardness(features, RetrievalConfidence.read(passages), self.thresholds)
         if self.thresholds.escalates(reasons):
-            return RouteDecision("cloud", chosen.model, "; ".join(reasons[:3]))
-        evidence = "; ".join(reasons) or "strong evidence"
-        return self._local(f"simple question ({evidence})")
+            return RouteDecision("cloud", chosen.model, Reason("hard", parts=tuple(reasons[:3])))
+        evidence = tuple(reasons) or (Reason("strong_evidence"),)
+        return self._local(Reason("simple", parts=evidence))
 
     def cloud_unavailable(self) -> str | None:
         """Why no question can go to the cloud now (None: one can): what a request for the
@@ -269,10 +313,10 @@ class AutoPolicy:
         if not any(model.healthy for model in models):
             return f"every cloud route is down ({_down(models)})"
         if self.budget_left_usd() <= 0:
-            return _budget_spent(self.settings.monthly_budget_usd)
+            return _budget_spent(self.settings.monthly_budget_usd).text
         return None
 
-    def escalation(self, question: str, why: str) -> RouteDecision | None:
+    def escalation(self, question: str, why: Reason) -> RouteDecision | None:
         """Only with the cascade on, the cloud allowed, up and within budget."""
         if not self.settings.cascade or self.settings.privacy == "never":
             return None
@@ -281,7 +325,7 @@ class AutoPolicy:
         chosen = self._cloud_model(QuestionFeatures.read(question), list(self.cloud()))
         if chosen is None:
             return None
-        return RouteDecision("cloud", chosen.model, f"cascade: the local draft {why}")
+        return RouteDecision("cloud", chosen.model, Reason("cascade", parts=(why,)))
 
     def rescue(
         self, question: str, why: str, requested: Route | None = None
@@ -294,9 +338,9 @@ class AutoPolicy:
         chosen = self._cloud_model(QuestionFeatures.read(question), list(self.cloud()))
         if chosen is None:
             return None
-        return RouteDecision("fallback", chosen.model, f"{why}; the cloud answered instead")
+        return RouteDecision("fallback", chosen.model, Reason("rescue", {"error": why}))
 
-    def _local(self, reason: str) -> RouteDecision:
+    def _local(self, reason: Reason) -> RouteDecision:
         return RouteDecision("local", self.local_model, reason)
 
     def _cloud_model(
@@ -314,5 +358,5 @@ def _down(models: Sequence[CloudModel]) -> str:
     return "; ".join(f"{m.server}: {m.detail or 'down'}" for m in models)
 
 
-def _budget_spent(budget_usd: float) -> str:
-    return f"this month's cloud budget (${budget_usd:.2f}) is spent"
+def _budget_spent(budget_usd: float) -> Reason:
+    return Reason("budget_spent", {"budget_usd": budget_usd})

@@ -1,8 +1,11 @@
-"""A route as the window words it in lists and totals (the core names it by a code)."""
+"""Routes and the router's reasons as the window words them (the core names both by codes, and
+words the reasons in English for the CLI, the history and MCP clients: app.routing.ENGLISH)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
+from app.routing import Reason
 
 
 def route_word(route: str) -> str:
@@ -13,3 +16,58 @@ def route_word(route: str) -> str:
         "fallback": QCoreApplication.translate("routes", "fallback"),
     }
     return words.get(route, route)
+
+
+# Each reason code in the badge's plain words ({parts}: the reasons it is made of, joined by
+# " · "); the values' formats are the templates' own, so a translation may move them.
+_REASONS: dict[str, object] = {
+    "asked_local": QT_TRANSLATE_NOOP("RouteReason", "you asked for this computer"),
+    "asked_cloud": QT_TRANSLATE_NOOP("RouteReason", "you asked for the cloud"),
+    "mode_local": QT_TRANSLATE_NOOP("RouteReason", "route set to This computer only"),
+    "mode_cloud": QT_TRANSLATE_NOOP("RouteReason", "route set to Cloud only"),
+    "no_cloud": QT_TRANSLATE_NOOP("RouteReason", "no cloud set up"),
+    "privacy": QT_TRANSLATE_NOOP("RouteReason", "privacy: nothing leaves this computer"),
+    "cloud_down": QT_TRANSLATE_NOOP("RouteReason", "cloud unavailable · {down}"),
+    "budget_spent": QT_TRANSLATE_NOOP(
+        "RouteReason", "this month's cloud budget (${budget_usd:.2f}) is spent"
+    ),
+    "hard": QT_TRANSLATE_NOOP("RouteReason", "{parts}"),
+    "simple": QT_TRANSLATE_NOOP("RouteReason", "simple question · {parts}"),
+    "strong_evidence": QT_TRANSLATE_NOOP("RouteReason", "strong evidence"),
+    "cascade": QT_TRANSLATE_NOOP("RouteReason", "the local draft {parts}: the cloud answered"),
+    "draft_empty": QT_TRANSLATE_NOOP("RouteReason", "was empty"),
+    "draft_ungrounded": QT_TRANSLATE_NOOP(
+        "RouteReason", "was {grounded:.0%} grounded in the sources (below {floor:.0%})"
+    ),
+    "rescue": QT_TRANSLATE_NOOP("RouteReason", "the local model failed: the cloud answered"),
+    "cloud_failed": QT_TRANSLATE_NOOP(
+        "RouteReason", "the cloud failed before its first word: answered here"
+    ),
+    "cached": QT_TRANSLATE_NOOP("RouteReason", "asked {age_s:.0f} s ago · kept for {ttl_s:g} s"),
+    "summary_local": QT_TRANSLATE_NOOP(
+        "RouteReason", "summaries are written on this computer unless you pick a cloud model"
+    ),
+    "summary_stored": QT_TRANSLATE_NOOP(
+        "RouteReason", "stored when it was made · made again if the document changes"
+    ),
+    "parts": QT_TRANSLATE_NOOP("RouteReason", "{count}-part question"),
+    "comparison": QT_TRANSLATE_NOOP("RouteReason", "asks for a comparison"),
+    "explanation": QT_TRANSLATE_NOOP("RouteReason", "asks why"),
+    "computation": QT_TRANSLATE_NOOP("RouteReason", "needs a computation"),
+    "code": QT_TRANSLATE_NOOP("RouteReason", "is about code"),
+    "long": QT_TRANSLATE_NOOP("RouteReason", "long question ({tokens} tokens)"),
+    "weak": QT_TRANSLATE_NOOP("RouteReason", "weak evidence (best match {similarity:.2f})"),
+    "ambiguous": QT_TRANSLATE_NOOP("RouteReason", "ambiguous evidence (top passages tie)"),
+    "spread": QT_TRANSLATE_NOOP("RouteReason", "evidence spans {documents} documents"),
+}
+
+
+def reason_words(why: Reason) -> str:
+    """The reason in the window's language; a code this window does not know, in English. A
+    failure's own error text is left to the details, which show the full reason."""
+    template = _REASONS.get(why.code)
+    if template is None:
+        return why.text
+    parts = " · ".join(reason_words(part) for part in why.parts)
+    words = QCoreApplication.translate("RouteReason", str(template))
+    return words.format(**why.values, parts=parts)

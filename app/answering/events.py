@@ -12,7 +12,7 @@ from app.index import Passage, StoredChunk
 from app.llm.engine import (
     Message,
 )
-from app.routing import RetrievalConfidence
+from app.routing import Reason, RetrievalConfidence
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +85,8 @@ class SourcesFound:
 class RouteDecided:
     route: str
     model: str
-    reason: str
+    reason: str  # in English: the CLI's, the history's
+    why: Reason | None = None  # the same as a code, for a front end to word in its language
 
 
 @dataclass(frozen=True, slots=True)

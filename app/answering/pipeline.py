@@ -61,6 +61,7 @@ from app.llm.engine import (
 from app.routing import (
     NO_CLOUD,
     QuestionFeatures,
+    Reason,
     RetrievalConfidence,
     Route,
     RouteDecision,
@@ -307,7 +308,7 @@ class Answerer:
         except RouteUnavailable as unavailable:
             yield Failed(str(unavailable), None)
             return
-        yield RouteDecided(decision.route, decision.model, decision.reason)
+        yield RouteDecided(decision.route, decision.model, decision.reason, decision.why)
 
         tried: list[_Attempt] = []
         asked = _Asked(question, standalone)
@@ -356,22 +357,24 @@ class Answerer:
             yield event
         if (escalation := self._draft_check(attempt, question)) is not None:
             # Cascade: the local draft failed its check; the cloud answers, shown the draft.
-            yield RouteDecided(escalation.route, escalation.model, escalation.reason)
+            yield RouteDecided(
+                escalation.route, escalation.model, escalation.reason, escalation.why
+            )
             draft = attempt.written.text.strip()
             attempt = attempt_on(escalation, True)
             async for event in self._stream(attempt, asked, plan, cancel, draft):
                 yield event
         if attempt.crashed and (rescue := self.policy.rescue(question, attempt.error or "", route)):
             # The local model's process died: the cloud retries, where the user allows it.
-            yield RouteDecided(rescue.route, rescue.model, rescue.reason)
+            yield RouteDecided(rescue.route, rescue.model, rescue.reason, rescue.why)
             attempt = attempt_on(rescue, True)
             async for event in self._stream(attempt, asked, plan, cancel):
                 yield event
         if attempt.error and attempt.on_cloud and attempt.tokens == 0:
             # The cloud failed before its first token: answer locally, and say so.
-            reason = f"cloud failed before its first token ({attempt.error}); answered locally"
-            fallback = RouteDecision("fallback", self.local.model, reason)
-            yield RouteDecided(fallback.route, fallback.model, fallback.reason)
+            why = Reason("cloud_failed", {"error": attempt.error})
+            fallback = RouteDecision("fallback", self.local.model, why)
+            yield RouteDecided(fallback.route, fallback.model, fallback.reason, why)
             attempt = attempt_on(fallback, False)
             async for event in self._stream(attempt, asked, plan, cancel):
                 yield event
@@ -478,9 +481,9 @@ class Answerer:
             return None
         grounded = attempt.tracker.grounded_share
         if grounded is None:
-            why = "was empty"
+            why = Reason("draft_empty")
         elif grounded < CASCADE_GROUNDED:
-            why = f"was {grounded:.0%} grounded in the sources (below {CASCADE_GROUNDED:.0%})"
+            why = Reason("draft_ungrounded", {"grounded": grounded, "floor": CASCADE_GROUNDED})
         else:
             return None
         return self.policy.escalation(question, why)
@@ -622,11 +625,11 @@ class Answerer:
         conversation may be one: its prompt is rebuilt from the cached sources)."""
         kept = cached.kept
         age = self.cache.now() - cached.stored_at
-        reason = f"asked {age:.0f} s ago; cached for {self.cache.ttl_s:g} s"
+        why = Reason("cached", {"age_s": age, "ttl_s": self.cache.ttl_s})
         if conversation is not None:
             conversation_id = await conversation.recorded_id(self.library, question)
             yield InConversation(conversation_id, question, 0)
-        events, metrics = kept.replay(reason, started)
+        events, metrics = kept.replay(why, started)
         for event in events:
             yield event
         record = history_record(

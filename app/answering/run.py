@@ -28,7 +28,7 @@ from app.answering.events import (
 from app.answering.metrics import AnswerMetrics
 from app.index import HistoryRecord, Library
 from app.llm.engine import ChatEngine, GenerationDone, Message
-from app.routing import RouteDecision, RoutePolicy
+from app.routing import Reason, RouteDecision, RoutePolicy
 from app.settings import Settings
 
 # Where a sentence ends: a Latin stop before a space or the end, or a CJK one.
@@ -150,12 +150,12 @@ class Kept:
     model: str  # who wrote it
     grounded: float | None
 
-    def replay(self, reason: str, started: float) -> tuple[list[AnswerEvent], AnswerMetrics]:
+    def replay(self, why: Reason, started: float) -> tuple[list[AnswerEvent], AnswerMetrics]:
         """The events that show it, and its metrics (instant and free)."""
-        decision = RouteDecision("cache", self.model, reason)
+        decision = RouteDecision("cache", self.model, why)
         events: list[AnswerEvent] = [
             SourcesFound(self.sources),
-            RouteDecided(decision.route, decision.model, decision.reason),
+            RouteDecided(decision.route, decision.model, decision.reason, why),
             Token(self.text),
         ]
         answered = time.perf_counter()

@@ -56,7 +56,7 @@ from app.llm.engine import (
     Message,
 )
 from app.llm.speed import LONG_PROMPT_RATE
-from app.routing import NO_CLOUD, RouteDecision, RouteUnavailable
+from app.routing import NO_CLOUD, Reason, RouteDecision, RouteUnavailable
 
 # A section's summary: two or three sentences. The overview: the same.
 SECTION_SUMMARY_TOKENS = 120
@@ -357,7 +357,7 @@ class Summarizer:
         read = time.perf_counter()
         sources = plan.sources
         yield SourcesFound(sources)
-        yield RouteDecided(decision.route, decision.model, decision.reason)
+        yield RouteDecided(decision.route, decision.model, decision.reason, decision.why)
         run = _Run(decision)
         engine = self.parts.engine(decision, decision.route == "cloud")
         if engine is None:
@@ -416,11 +416,7 @@ class Summarizer:
             return self.parts.policy.decide(question, [], "cloud")
         if route == "local":
             return self.parts.policy.decide(question, [], "local")
-        return RouteDecision(
-            "local",
-            self.parts.local.model,
-            "summaries are written locally unless you pick a cloud model",
-        )
+        return RouteDecision("local", self.parts.local.model, Reason("summary_local"))
 
     def _section_messages(self, section: Section, names: bool) -> list[Message]:
         if names:  # privacy "excerpts" (cloud): the text alone, no titles or page numbers
@@ -520,8 +516,7 @@ class Summarizer:
         written.restore(stored["citations"], sources)  # type: ignore[arg-type]
         summary = written.marked() if "text" in stored else str(stored["summary"])
         kept = Kept(summary, sources, tuple(written.cited), str(stored["model"]), None)
-        reason = "stored when it was made; made again if the document changes"
-        events, metrics = kept.replay(reason, started)
+        events, metrics = kept.replay(Reason("summary_stored"), started)
         for event in events:
             yield event
         for citation in written.citations:

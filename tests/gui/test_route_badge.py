@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 from app.answering import Failed, Finished, InConversation, RouteDecided, Status, Token
 from app.answering.metrics import AnswerMetrics
 from app.llm.engine import Message
+from app.routing import Reason
 from tests.gui.test_theme import contrast
 from ui.answer.route_badge import RouteBadge
 from ui.theme import dark_palette, muted_colour, route_colour, warning_colour
@@ -81,53 +82,42 @@ def test_the_badge_copies_its_line_and_shows_a_failure(qtbot: QtBot) -> None:
 
 
 @pytest.mark.parametrize(
-    ("route", "reason", "cost", "shown", "cost_shown"),
+    ("route", "why", "cost", "shown", "cost_shown"),
     [
+        ("local", Reason("no_cloud"), 0.0, "on this computer · no cloud set up", "free"),
         (
             "local",
-            "local only: no cloud route is configured",
-            0.0,
-            "on this computer · no cloud set up",
-            "free",
-        ),
-        (
-            "local",
-            "simple question (strong evidence)",
+            Reason("simple", parts=(Reason("strong_evidence"),)),
             0.0,
             "on this computer · simple question · strong evidence",
             "free",
         ),
         (
             "cache",
-            "asked 2 minutes ago",
+            Reason("cached", {"age_s": 120.4, "ttl_s": 300}),
             0.0,
-            "an earlier answer, again · asked 2 minutes ago",
+            "an earlier answer, again · asked 120 s ago · kept for 300 s",
             "free",
         ),
         (
             "cloud",
-            "2-part question; asks why",
+            Reason("hard", parts=(Reason("parts", {"count": 2}), Reason("explanation"))),
             0.0021,
             "gw/big · 2-part question · asks why",
             "$0.0021",
         ),
-        (
-            "cloud",
-            "routing mode: cloud only",
-            None,
-            "gw/big · route set to Cloud only",
-            "cost unknown",
-        ),
+        ("cloud", Reason("mode_cloud"), None, "gw/big · route set to Cloud only", "cost unknown"),
     ],
 )
 def test_the_badge_says_where_and_why_in_words_and_what_it_cost(
-    qtbot: QtBot, route: str, reason: str, cost: float | None, shown: str, cost_shown: str
+    qtbot: QtBot, route: str, why: Reason, cost: float | None, shown: str, cost_shown: str
 ) -> None:
     badge = RouteBadge()
     qtbot.addWidget(badge)
     badge.show()
     badge.begin()
-    metrics = AnswerMetrics(route, "gw/big", reason, 0.01, 5.3, 7.0, 812, 64, 30.2, cost)
+    badge.apply(RouteDecided(route, "gw/big", why.text, why))
+    metrics = AnswerMetrics(route, "gw/big", why.text, 0.01, 5.3, 7.0, 812, 64, 30.2, cost)
     badge.settle(metrics)
     assert badge.reason.isVisible()
     assert badge.reason.full_text() == shown

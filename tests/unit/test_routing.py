@@ -7,10 +7,12 @@ import pytest
 from app.index import Passage
 from app.index.store import StoredChunk
 from app.routing import (
+    ENGLISH,
     NO_CLOUD,
     AutoPolicy,
     CloudModel,
     QuestionFeatures,
+    Reason,
     RetrievalConfidence,
     RouteUnavailable,
     Thresholds,
@@ -176,3 +178,52 @@ def test_a_local_crash_stays_local_where_the_cloud_is_not_allowed(
 ) -> None:
     chosen = policy(cloud, budget_left, **settings)
     assert chosen.rescue("How long are invoices kept?", CRASH, requested) is None  # type: ignore[arg-type]
+
+
+HARD = (Reason("parts", {"count": 2}), Reason("comparison"))
+# Every reason code, with the English the CLI, the history and MCP clients read (as before the
+# codes); the window words the same examples in its own language (tests/gui).
+REASONS = [
+    (Reason("asked_local"), "you asked for the local model"),
+    (Reason("asked_cloud"), "you asked for the cloud"),
+    (Reason("mode_local"), "routing mode: local only"),
+    (Reason("mode_cloud"), "routing mode: cloud only"),
+    (Reason("no_cloud"), "local only: no cloud route is configured"),
+    (Reason("privacy"), "privacy: nothing leaves this machine"),
+    (Reason("cloud_down", {"down": "gateway: down"}), "cloud unavailable (gateway: down)"),
+    (Reason("budget_spent", {"budget_usd": 5}), "this month's cloud budget ($5.00) is spent"),
+    (Reason("hard", parts=HARD), "2-part question; asks for a comparison"),
+    (Reason("simple", parts=(Reason("strong_evidence"),)), "simple question (strong evidence)"),
+    (Reason("strong_evidence"), "strong evidence"),
+    (Reason("cascade", parts=(Reason("draft_empty"),)), "cascade: the local draft was empty"),
+    (Reason("draft_empty"), "was empty"),
+    (
+        Reason("draft_ungrounded", {"grounded": 0.25, "floor": 0.5}),
+        ("was 25% grounded in the sources (below 50%)"),
+    ),
+    (
+        Reason("rescue", {"error": "the model crashed"}),
+        ("the model crashed; the cloud answered instead"),
+    ),
+    (
+        Reason("cloud_failed", {"error": "401"}),
+        ("cloud failed before its first token (401); answered locally"),
+    ),
+    (Reason("cached", {"age_s": 12.4, "ttl_s": 300}), "asked 12 s ago; cached for 300 s"),
+    (Reason("summary_local"), "summaries are written locally unless you pick a cloud model"),
+    (Reason("summary_stored"), "stored when it was made; made again if the document changes"),
+    (Reason("parts", {"count": 3}), "3-part question"),
+    (Reason("comparison"), "asks for a comparison"),
+    (Reason("explanation"), "asks why / for an explanation"),
+    (Reason("computation"), "needs a computation"),
+    (Reason("code"), "is about code"),
+    (Reason("long", {"tokens": 80}), "long question (80 tokens)"),
+    (Reason("weak", {"similarity": 0.712}), "weak evidence (best match 0.71)"),
+    (Reason("ambiguous"), "ambiguous evidence (top passages tie)"),
+    (Reason("spread", {"documents": 3}), "evidence spans 3 documents"),
+]
+
+
+def test_every_reason_code_reads_in_english_as_it_did_before_the_codes() -> None:
+    assert {reason.code for reason, _ in REASONS} == set(ENGLISH)
+    assert [(reason, reason.text) for reason, _ in REASONS] == REASONS

@@ -39,7 +39,9 @@ from app.answering import (
     Waiting,
 )
 from app.answering.metrics import AnswerMetrics
+from app.routing import Reason
 from ui.plain import plain_label, plain_tooltip
+from ui.route_words import reason_words, route_word
 from ui.theme import error_colour, muted_colour, route_colour, warning_colour
 
 TICK_MS = 100
@@ -47,22 +49,11 @@ FREE_ROUTES = ("local", "cache")  # answered on this computer: nothing to pay
 _BRACKETED = re.compile(r"^(.*?) \((.*)\)$")  # "simple question (strong evidence)"
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("RouteBadge", text)
-
-
-def plain_reason(reason: str) -> str:
-    """The router's reason in the badge's plain words; the full reason stays in the details
-    and the copied line (the core words them in English: the Chinese interface is later)."""
-    plain = {
-        "routing mode: local only": _tr("route set to This computer only"),
-        "routing mode: cloud only": _tr("route set to Cloud only"),
-        "local only: no cloud route is configured": _tr("no cloud set up"),
-        "privacy: nothing leaves this machine": _tr("privacy: nothing leaves this computer"),
-        "you asked for the local model": _tr("you asked for this computer"),
-    }.get(reason)
-    if plain is not None:
-        return plain
+def plain_reason(reason: str, why: Reason | None = None) -> str:
+    """The router's reason in the badge's plain words, from its code; the full reason stays in
+    the details and the copied line. An answer from the history has only the English."""
+    if why is not None:
+        return reason_words(why)
     if match := _BRACKETED.match(reason):
         reason = f"{match[1]} · {match[2]}"
     return reason.replace("; ", " · ")
@@ -70,18 +61,18 @@ def plain_reason(reason: str) -> str:
 
 def where(route: str, model: str) -> str:
     if route == "local":
-        return _tr("on this computer")
+        return QCoreApplication.translate("RouteBadge", "on this computer")
     if route == "cache":
-        return _tr("an earlier answer, again")
+        return QCoreApplication.translate("RouteBadge", "an earlier answer, again")
     return model
 
 
 def describe_cost(route: str, cost_usd: float | None) -> str:
     """ "free" on this computer, "$0.0021" in the cloud, "cost unknown" without a price."""
     if cost_usd is None:
-        return _tr("cost unknown")
+        return QCoreApplication.translate("RouteBadge", "cost unknown")
     if route in FREE_ROUTES and cost_usd == 0:
-        return _tr("free")
+        return QCoreApplication.translate("RouteBadge", "free")
     return f"${cost_usd:.4f}"
 
 
@@ -134,7 +125,7 @@ class RouteDetails(QFrame):
     def __init__(self, badge: RouteBadge) -> None:
         super().__init__(badge, Qt.WindowType.Popup)
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setAccessibleName(_tr("Why this route"))
+        self.setAccessibleName(QCoreApplication.translate("RouteBadge", "Why this route"))
         self.form = QFormLayout(self)
         self.form.setContentsMargins(12, 10, 12, 10)
         self.setMinimumWidth(360)  # a reason or a follow-up reads as lines, not a column
@@ -150,7 +141,7 @@ class RouteDetails(QFrame):
         return shown
 
     def add_sent_button(self) -> None:
-        self.sent = QPushButton(_tr("What was sent…"))
+        self.sent = QPushButton(QCoreApplication.translate("RouteBadge", "What was sent…"))
         self.sent.clicked.connect(self.sent_requested)
         self.sent.clicked.connect(self.close)
         self.form.addRow(self.sent)
@@ -182,9 +173,13 @@ class RouteBadge(QWidget):
         super().__init__()
         self.question = question  # a follow-up's search is shown where it differs
         self.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # reachable by keyboard: details, copy
-        self.setAccessibleName(_tr("Route and timings"))
+        self.setAccessibleName(QCoreApplication.translate("RouteBadge", "Route and timings"))
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setToolTip(_tr("Why this route, and what it cost: click, or press Enter"))
+        self.setToolTip(
+            QCoreApplication.translate(
+                "RouteBadge", "Why this route, and what it cost: click, or press Enter"
+            )
+        )
         self.chip = plain_label()
         self.chip.setObjectName("routeChip")
         # Its own size whatever the row's height, centred: a stretched chip turned into a slab.
@@ -194,9 +189,10 @@ class RouteBadge(QWidget):
         self.numbers = plain_label()
         self.numbers.setToolTip(
             plain_tooltip(
-                _tr(
+                QCoreApplication.translate(
+                    "RouteBadge",
                     "first token: the wait until the answer's first word\n"
-                    "then the whole answer's time, and how fast it was written (tokens a second)"
+                    "then the whole answer's time, and how fast it was written (tokens a second)",
                 )
             )
         )
@@ -222,6 +218,7 @@ class RouteBadge(QWidget):
         self._route = ""
         self._model = ""
         self._reason = ""
+        self._why: Reason | None = None
         self._searched_for = ""  # a follow-up's standalone form, as retrieval read it
         self._progress = ""  # what the route says while no text has come: queue, status
         self._metrics: AnswerMetrics | None = None
@@ -254,10 +251,10 @@ class RouteBadge(QWidget):
         match event:
             case InConversation(standalone=standalone):
                 self._searched_for = standalone
-            case RouteDecided(route=route, model=model, reason=reason):
+            case RouteDecided(route=route, model=model, reason=reason, why=why):
                 self._first_token_at = None  # a cascade restarts the wait for text
                 self._tokens = 0
-                self._show_route(route, model, reason)
+                self._show_route(route, model, reason, why)
                 self._tick()
             case Waiting(ahead=ahead):
                 self._progress = f" · waiting: {ahead} answer{'s' if ahead > 1 else ''} ahead"
@@ -281,12 +278,14 @@ class RouteBadge(QWidget):
         """The answer's recorded numbers replace the live ones."""
         self.ticker.stop()
         self._metrics = metrics
-        self._show_route(metrics.route, metrics.model, metrics.reason)
+        # The metrics' reason is the decided one's English: the decided code words it.
+        why = self._why if metrics.reason == self._reason else None
+        self._show_route(metrics.route, metrics.model, metrics.reason, why)
         rate = "–" if metrics.tokens_per_s is None else f"{_rate(metrics.tokens_per_s)} tok/s"
         self.numbers.setText(
-            _tr("first token {ttft} · {total} · {rate} ·").format(
-                ttft=_seconds(metrics.ttft_s), total=_seconds(metrics.total_s), rate=rate
-            )
+            QCoreApplication.translate(
+                "RouteBadge", "first token {ttft} · {total} · {rate} ·"
+            ).format(ttft=_seconds(metrics.ttft_s), total=_seconds(metrics.total_s), rate=rate)
         )
         self.cost.setText(describe_cost(metrics.route, metrics.cost_usd))
         self._text = metrics.footer()
@@ -297,7 +296,9 @@ class RouteBadge(QWidget):
         self.chip.hide()
         self.reason.set_full_text("")
         self.cost.clear()
-        self.numbers.setText(f"failed: {error}")
+        self.numbers.setText(
+            QCoreApplication.translate("RouteBadge", "failed: {error}").format(error=error)
+        )
         self.numbers.setStyleSheet(f"color: {error_colour(self.palette()).name()}")
         self._text = f"failed: {error}"
         self.setAccessibleDescription(self._text)
@@ -310,38 +311,57 @@ class RouteBadge(QWidget):
         if self.details is not None:  # the last one, closed: rebuilt with what is known now
             self.details.deleteLater()
         details = RouteDetails(self)
-        details.add(_tr("Route"), f"{self._route} — {where(self._route, self._model)}")
-        details.add(_tr("Model"), self._model)
-        details.add(_tr("Why"), self._reason)
+        details.add(
+            QCoreApplication.translate("RouteBadge", "Route"),
+            f"{self._route} — {where(self._route, self._model)}",
+        )
+        details.add(QCoreApplication.translate("RouteBadge", "Model"), self._model)
+        details.add(QCoreApplication.translate("RouteBadge", "Why"), self._reason)
         if self._searched_for and self._searched_for != self.question:
             details.add(
-                _tr("Searched for"),
+                QCoreApplication.translate("RouteBadge", "Searched for"),
                 self._searched_for,
-                _tr("A follow-up, as the documents were searched for it"),
+                QCoreApplication.translate(
+                    "RouteBadge", "A follow-up, as the documents were searched for it"
+                ),
             )
         if (metrics := self._metrics) is not None:
             details.add(
-                _tr("First token"),
+                QCoreApplication.translate("RouteBadge", "First token"),
                 _seconds(metrics.ttft_s, 2),
-                _tr("The wait until the answer's first word"),
+                QCoreApplication.translate("RouteBadge", "The wait until the answer's first word"),
             )
-            details.add(_tr("Total"), _seconds(metrics.total_s, 2))
+            details.add(
+                QCoreApplication.translate("RouteBadge", "Total"), _seconds(metrics.total_s, 2)
+            )
             if metrics.tokens_per_s is not None:
                 details.add(
-                    _tr("Speed"),
+                    QCoreApplication.translate("RouteBadge", "Speed"),
                     f"{metrics.tokens_per_s:.1f} tok/s",
-                    _tr("How fast the answer was written: tokens (word pieces) a second"),
+                    QCoreApplication.translate(
+                        "RouteBadge",
+                        "How fast the answer was written: tokens (word pieces) a second",
+                    ),
                 )
             details.add(
-                _tr("Tokens"),
-                _tr("{sent} in · {written} out").format(
+                QCoreApplication.translate("RouteBadge", "Tokens"),
+                QCoreApplication.translate("RouteBadge", "{sent} in · {written} out").format(
                     sent=metrics.prompt_tokens, written=metrics.completion_tokens
                 ),
-                _tr("In: the question and the passages read; out: the answer written"),
+                QCoreApplication.translate(
+                    "RouteBadge", "In: the question and the passages read; out: the answer written"
+                ),
             )
-            details.add(_tr("Cost"), describe_cost(metrics.route, metrics.cost_usd))
+            details.add(
+                QCoreApplication.translate("RouteBadge", "Cost"),
+                describe_cost(metrics.route, metrics.cost_usd),
+            )
         if self.spending:
-            details.add(_tr("This month"), self.spending, _tr("Cloud spending after this answer"))
+            details.add(
+                QCoreApplication.translate("RouteBadge", "This month"),
+                self.spending,
+                QCoreApplication.translate("RouteBadge", "Cloud spending after this answer"),
+            )
         if self._sent:
             details.add_sent_button()
             details.sent_requested.connect(self.sent_requested)
@@ -351,10 +371,10 @@ class RouteBadge(QWidget):
         details.setFocus()
         return details
 
-    def _show_route(self, route: str, model: str, reason: str) -> None:
-        self._route, self._model, self._reason = route, model, reason
+    def _show_route(self, route: str, model: str, reason: str, why: Reason | None = None) -> None:
+        self._route, self._model, self._reason, self._why = route, model, reason, why
         self._show_colours()  # a failure's red, gone
-        self.chip.setText(route)
+        self.chip.setText(route_word(route))
         self.chip.setVisible(bool(route))
         colour = route_colour(route).name()
         self.chip.setStyleSheet(
@@ -362,7 +382,7 @@ class RouteBadge(QWidget):
             " padding: 1px 8px; font-weight: bold; }"
         )
         self.reason.set_full_text(
-            f"{where(route, model)} · {plain_reason(reason)}" if reason else ""
+            f"{where(route, model)} · {plain_reason(reason, why)}" if reason else ""
         )
         self.setAccessibleDescription(f"{route} {model}: {reason}")
 
@@ -377,11 +397,13 @@ class RouteBadge(QWidget):
     def _tick(self) -> None:
         now = time.perf_counter()
         if self._first_token_at is None:
-            wait = _tr("first token {seconds} s…").format(seconds=f"{now - self._asked_at:.1f}")
-        else:
-            wait = _tr("first token {seconds} s · {tokens} tokens").format(
-                seconds=f"{self._first_token_at - self._asked_at:.2f}", tokens=self._tokens
+            wait = QCoreApplication.translate("RouteBadge", "first token {seconds} s…").format(
+                seconds=f"{now - self._asked_at:.1f}"
             )
+        else:
+            wait = QCoreApplication.translate(
+                "RouteBadge", "first token {seconds} s · {tokens} tokens"
+            ).format(seconds=f"{self._first_token_at - self._asked_at:.2f}", tokens=self._tokens)
             if self._tokens > 1 and now > self._first_token_at:  # the decode rate, live
                 wait += f" · {(self._tokens - 1) / (now - self._first_token_at):.1f} tok/s…"
         self.numbers.setText(wait)
@@ -415,7 +437,9 @@ class RouteBadge(QWidget):
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         menu = QMenu(self)
-        menu.addAction(_tr("Copy"), self.copy)
-        details = menu.addAction(_tr("Why this route…"), self.open_details)
+        menu.addAction(QCoreApplication.translate("RouteBadge", "Copy"), self.copy)
+        details = menu.addAction(
+            QCoreApplication.translate("RouteBadge", "Why this route…"), self.open_details
+        )
         details.setEnabled(bool(self._reason))
         menu.exec(event.globalPos())
