@@ -347,6 +347,11 @@ class Settings(_Section):
         "multilingual-e5-small", description="Embedding model name from the catalog."
     )
     speed_check: SpeedCheck | None = None
+    language: Literal["system", "en", "zh_CN"] = Field(
+        "system",
+        description="The window's language: the system's (Simplified Chinese or English), "
+        "or one chosen; applied at the next start.",
+    )
 
     @classmethod
     def load(cls, path: Path) -> Settings:

@@ -20,6 +20,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from ui.garbage import GuiThreadGarbageCollector
+from ui.i18n import install_translators
 from ui.theme import apply_theme
 from ui.window.main_window import MainWindow
 
@@ -44,6 +45,7 @@ async def _main(app: QApplication) -> int:
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
     docent = Docent.from_environment()
+    install_translators(app, docent.settings.language)  # before any widget is worded
     await docent.open()
     try:
         async with open_window(docent):

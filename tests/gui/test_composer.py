@@ -181,5 +181,5 @@ def test_the_status_bar_reads_as_words_and_opens_the_cloud_settings(
     qtbot.mouseClick(window.cloud_state, Qt.MouseButton.LeftButton)
     (dialog,) = window.findChildren(SettingsDialog)
     assert dialog.isVisible()
-    assert dialog.tabs.currentIndex() == 1  # Cloud providers
+    assert dialog.tabs.currentWidget() is dialog.providers
     dialog.reject()

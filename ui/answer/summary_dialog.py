@@ -45,14 +45,14 @@ class SummaryDialog(QDialog):
         super().__init__(parent)
         self.docent = docent
         self.document_id = document_id
-        self.setWindowTitle("Summary")
-        self.estimate_label = plain_label("Reading the document's sections…")
+        self.setWindowTitle(self.tr("Summary"))
+        self.estimate_label = plain_label(self.tr("Reading the document's sections…"))
         self.estimate_label.setWordWrap(True)
         self.route = QComboBox()
-        self.start_button = QPushButton("Summarize")
+        self.start_button = QPushButton(self.tr("Summarize"))
         self.start_button.setEnabled(False)
         self.start_button.clicked.connect(self.start)
-        self.stop_button = QPushButton("Stop")
+        self.stop_button = QPushButton(self.tr("Stop"))
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
         self.progress = QProgressBar()
@@ -88,22 +88,39 @@ class SummaryDialog(QDialog):
         plan, estimate = job.plan, job.estimate
         self.setWindowTitle(plan.label)
         if estimate.stored:
-            self.estimate_label.setText("This summary is stored: it opens at once.")
+            self.estimate_label.setText(self.tr("This summary is stored: it opens at once."))
             self.start(route_choice=(None, None))
             return
         steps = estimate.steps
         self.estimate_label.setText(
-            f"{plan.document.name}: {len(plan.sections)} section"
-            f"{'s' if len(plan.sections) != 1 else ''}, {steps} step"
-            f"{'s' if steps != 1 else ''}, up to {estimate.prompt_tokens:,} tokens to read. "
-            "Choose where to make it:"
+            (
+                self.tr("{name}: 1 section")
+                if len(plan.sections) == 1
+                else self.tr("{name}: {sections} sections")
+            ).format(name=plan.document.name, sections=len(plan.sections))
+            + (self.tr(", 1 step") if steps == 1 else self.tr(", {steps} steps")).format(
+                steps=steps
+            )
+            + self.tr(", up to {tokens} tokens to read. Choose where to make it:").format(
+                tokens=f"{estimate.prompt_tokens:,}"
+            )
         )
-        self.route.addItem(f"Local model: {estimate.describe_local()}", ("local", None))
+        self.route.addItem(
+            self.tr("Local model: {estimate}").format(estimate=estimate.describe_local()),
+            ("local", None),
+        )
         for cloud in estimate.cloud:
-            cost = "price unknown" if cloud.cost_usd is None else f"at most ${cloud.cost_usd:.4f}"
-            self.route.addItem(f"Cloud {cloud.model}: {cost}", ("cloud", cloud.model))
+            cost = (
+                self.tr("price unknown")
+                if cloud.cost_usd is None
+                else self.tr("at most {cost}").format(cost=f"${cloud.cost_usd:.4f}")
+            )
+            self.route.addItem(
+                self.tr("Cloud {model}: {cost}").format(model=cloud.model, cost=cost),
+                ("cloud", cloud.model),
+            )
         if not estimate.cloud:
-            self.route.addItem("Cloud: no cloud configured", None)
+            self.route.addItem(self.tr("Cloud: no cloud configured"), None)
             # Listed, so the user sees why, but not chosen.
             self.route.model().item(self.route.count() - 1).setEnabled(False)  # type: ignore[attr-defined]
         self.start_button.setEnabled(True)
@@ -137,22 +154,28 @@ class SummaryDialog(QDialog):
             async for event in job.run(route, model, cancel):
                 if isinstance(event, SummaryProgress):
                     self.progress.setValue(event.step - 1)
-                    self.step_label.setText(f"Step {event.step} of {event.steps}: {event.what}")
+                    self.step_label.setText(
+                        self.tr("Step {step} of {steps}: {what}").format(
+                            step=event.step, steps=event.steps, what=event.what
+                        )
+                    )
                     self.step_started.emit(event.step, event.steps)
                     continue
                 self.turns.apply(event)
                 if isinstance(event, Finished):
                     self.progress.setValue(plan.steps)
-                    self.step_label.setText("Stopped." if event.cancelled else "Done.")
+                    self.step_label.setText(
+                        self.tr("Stopped.") if event.cancelled else self.tr("Done.")
+                    )
                 elif isinstance(event, Failed):
-                    self.step_label.setText(f"Failed: {event.error}")
+                    self.step_label.setText(self.tr("Failed: {error}").format(error=event.error))
         finally:
             self.stop_button.setEnabled(False)
             self.start_button.setEnabled(self.route.count() > 0)
             self.finished_summary.emit()
 
     def _failed(self, error: BaseException) -> None:
-        self.estimate_label.setText(f"Cannot summarize: {error}")
+        self.estimate_label.setText(self.tr("Cannot summarize: {error}").format(error=error))
         self.turns.apply(Failed(str(error), None))
         self.finished_summary.emit()
 

@@ -8,7 +8,7 @@ import asyncio
 from typing import Any
 
 from PySide6.QtCharts import QChartView
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -30,11 +30,12 @@ from ui.background import Background
 from ui.bench.plots import inference_charts
 from ui.plain import insert_markdown, plain_label
 
-INTRO = (
+INTRO = QT_TRANSLATE_NOOP(
+    "BenchmarkWindow",
     "Measures your local model and every configured cloud route the way the field compares "
     "them: time to first token by prompt length, prefill and decode speed, and what 1–6 "
     "concurrent requests do to each request and to the total. The quick run takes about a "
-    "minute on a laptop CPU; the full run ten or more. Answers keep working meanwhile, slower."
+    "minute on a laptop CPU; the full run ten or more. Answers keep working meanwhile, slower.",
 )
 
 
@@ -46,19 +47,21 @@ class BenchmarkWindow(QDialog):
     def __init__(self, docent: Docent, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.docent = docent
-        self.setWindowTitle("Benchmark: local vs cloud")
+        self.setWindowTitle(self.tr("Benchmark: local vs cloud"))
         self.resize(900, 720)
         self.running: asyncio.Task[None] | None = None
-        self.background = Background(lambda error: self.step.setText(f"Failed: {error}"))
+        self.background = Background(
+            lambda error: self.step.setText(self.tr("Failed: {error}").format(error=error))
+        )
         self.results: dict[str, Any] | None = None
 
-        intro = QLabel(INTRO)
+        intro = QLabel(self.tr(str(INTRO)))
         intro.setWordWrap(True)
-        self.quick = QCheckBox("Quick run")
+        self.quick = QCheckBox(self.tr("Quick run"))
         self.quick.setChecked(True)
-        self.run_button = QPushButton("Run")
+        self.run_button = QPushButton(self.tr("Run"))
         self.run_button.clicked.connect(self.start)
-        self.stop_button = QPushButton("Stop")
+        self.stop_button = QPushButton(self.tr("Stop"))
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
         controls = QHBoxLayout()
@@ -68,11 +71,11 @@ class BenchmarkWindow(QDialog):
         controls.addWidget(self.stop_button)
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
-        self.step = plain_label("Not run yet.")  # steps and errors name models and routes
+        self.step = plain_label(self.tr("Not run yet."))  # steps and errors name models and routes
         self.step.setWordWrap(True)
         self.tables = QTextBrowser()
         self.plots = QTabWidget()
-        self.plots.addTab(self.tables, "Tables")
+        self.plots.addTab(self.tables, self.tr("Tables"))
 
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
@@ -109,18 +112,18 @@ class BenchmarkWindow(QDialog):
         self.run_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self.progress.setRange(0, 0)  # busy until the routes are known
-        self.step.setText("Connecting the cloud routes and loading the local model…")
+        self.step.setText(self.tr("Connecting the cloud routes and loading the local model…"))
         completed = False
         try:
             self.results = await bench_inference(self.docent, quick=quick, progress=self._report)
             self._show(self.results)
-            self.step.setText("Done.")
+            self.step.setText(self.tr("Done."))
             completed = True
         except asyncio.CancelledError:
-            self.step.setText("Stopped.")
+            self.step.setText(self.tr("Stopped."))
             raise
         except DocentError as error:
-            self.step.setText(f"The benchmark could not run: {error}")
+            self.step.setText(self.tr("The benchmark could not run: {error}").format(error=error))
         finally:
             if not completed:  # a complete run leaves the bar full
                 self.progress.setRange(0, 1)

@@ -11,7 +11,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -39,33 +39,54 @@ class Field:
     checklist the provider's own list fills)."""
 
     name: str
-    label: str
+    label: object  # marked for translation in the form's context, worded where shown
     kind: str = "text"
     choices: tuple[str, ...] = ()
 
 
 PROVIDER_FIELDS = (
-    Field("name", "Name"),
-    Field("base_url", "Base URL (OpenAI-compatible, …/v1)"),
-    Field("key", "API key", "key"),
-    Field("models", "Models", "models"),
+    Field("name", QT_TRANSLATE_NOOP("EntryList", "Name")),
+    Field("base_url", QT_TRANSLATE_NOOP("EntryList", "Base URL (OpenAI-compatible, …/v1)")),
+    Field("key", QT_TRANSLATE_NOOP("EntryList", "API key"), "key"),
+    Field("models", QT_TRANSLATE_NOOP("EntryList", "Models"), "models"),
 )
 SERVER_FIELDS = (
-    Field("name", "Name"),
-    Field("transport", "Transport", "choice", ("stdio", "streamable-http", "sse")),
-    Field("command", "Command (stdio)"),
-    Field("args", "Arguments (stdio)", "args"),
-    Field("env", "Environment (stdio, NAME=value per line)", "env"),
-    Field("url", "URL (HTTP transports)"),
-    Field("headers", "Headers (Name: value per line)", "headers"),
-    Field("key", "Key (bearer token, or the value of the key variable)", "key"),
-    Field("key_env", "Key variable (stdio)"),
-    Field("chat_tool", "Chat tool"),
-    Field("footer_line", "Line before the server's own notes in its answer"),
+    Field("name", QT_TRANSLATE_NOOP("EntryList", "Name")),
+    Field(
+        "transport",
+        QT_TRANSLATE_NOOP("EntryList", "Transport"),
+        "choice",
+        ("stdio", "streamable-http", "sse"),
+    ),
+    Field("command", QT_TRANSLATE_NOOP("EntryList", "Command (stdio)")),
+    Field("args", QT_TRANSLATE_NOOP("EntryList", "Arguments (stdio)"), "args"),
+    Field("env", QT_TRANSLATE_NOOP("EntryList", "Environment (stdio, NAME=value per line)"), "env"),
+    Field("url", QT_TRANSLATE_NOOP("EntryList", "URL (HTTP transports)")),
+    Field("headers", QT_TRANSLATE_NOOP("EntryList", "Headers (Name: value per line)"), "headers"),
+    Field(
+        "key",
+        QT_TRANSLATE_NOOP("EntryList", "Key (bearer token, or the value of the key variable)"),
+        "key",
+    ),
+    Field("key_env", QT_TRANSLATE_NOOP("EntryList", "Key variable (stdio)")),
+    Field("chat_tool", QT_TRANSLATE_NOOP("EntryList", "Chat tool")),
+    Field(
+        "footer_line",
+        QT_TRANSLATE_NOOP("EntryList", "Line before the server's own notes in its answer"),
+    ),
     # auto: learnt from the first answer (does the tool's result extend the messages' text?)
-    Field("progress", "Progress messages carry", "choice", ("auto", "text", "status")),
-    Field("arguments", "Tool arguments (role=argument per line)", "env"),
-    Field("models", "Models (comma-separated)", "list"),
+    Field(
+        "progress",
+        QT_TRANSLATE_NOOP("EntryList", "Progress messages carry"),
+        "choice",
+        ("auto", "text", "status"),
+    ),
+    Field(
+        "arguments",
+        QT_TRANSLATE_NOOP("EntryList", "Tool arguments (role=argument per line)"),
+        "env",
+    ),
+    Field("models", QT_TRANSLATE_NOOP("EntryList", "Models (comma-separated)"), "list"),
 )
 
 
@@ -105,7 +126,7 @@ class EntryList(QWidget):
         self.names = QListWidget()
         self.names.currentRowChanged.connect(self._select)
         self.names.setAccessibleName(title)
-        self.add_button, remove = QPushButton("Add"), QPushButton("Remove")
+        self.add_button, remove = QPushButton(self.tr("Add")), QPushButton(self.tr("Remove"))
         self.add_button.clicked.connect(lambda: self.add())
         remove.clicked.connect(self.remove_current)
         buttons = QHBoxLayout()
@@ -120,7 +141,7 @@ class EntryList(QWidget):
         for field in fields:
             widget = self._widget_for(field)
             self.widgets[field.name] = widget
-            self.form.addRow(field.label, widget)
+            self.form.addRow(self.tr(str(field.label)), widget)
         name = self.widgets["name"]
         assert isinstance(name, QLineEdit)
         name.textChanged.connect(self._rename_current)
@@ -129,7 +150,7 @@ class EntryList(QWidget):
         self.error.setWordWrap(True)
         self.error.hide()
         self.form.addRow(self.error)
-        self.test_button = QPushButton("Test connection")
+        self.test_button = QPushButton(self.tr("Test connection"))
         self.test_result = plain_label()  # a server's own error text
         self.test_result.setWordWrap(True)
         test_row = QHBoxLayout()
@@ -228,8 +249,12 @@ class EntryList(QWidget):
             widget.setPlainText(_pairs_to_text(value or {}, "=" if field.kind == "env" else ": "))
         elif field.kind == "key":
             widget.setText(entry.new_key)
-            stored = f"stored: {masked(entry.stored_key)}" if entry.stored_key else "no key stored"
-            widget.setPlaceholderText(f"{stored} — type to replace")
+            stored = (
+                self.tr("stored: {key}").format(key=masked(entry.stored_key))
+                if entry.stored_key
+                else self.tr("no key stored")
+            )
+            widget.setPlaceholderText(self.tr("{stored} — type to replace").format(stored=stored))
         elif field.kind == "list":
             widget.setText(", ".join(value or []))
         elif field.kind == "args":

@@ -97,15 +97,18 @@ class McpServing(QObject):
 
     def _show(self) -> None:
         if self.service is not None:
-            self.label.setText("MCP server: on")
+            self.label.setText(self.tr("MCP server: on"))
             self.label.setToolTip(
                 plain_tooltip(
-                    f"Other MCP clients can use this library at {self.service.url}\n"
-                    "Settings → MCP server shows the configuration to paste into them."
+                    self.tr(
+                        "Other MCP clients can use this library at {url}\n"
+                        "Settings → Integrations → Serve over MCP shows the configuration to "
+                        "paste into them."
+                    ).format(url=self.service.url)
                 )
             )
         elif self.error:
-            self.label.setText("MCP server: failed")
+            self.label.setText(self.tr("MCP server: failed"))
             self.label.setToolTip(plain_tooltip(self.error))
         else:
             self.label.setText("")
@@ -121,7 +124,9 @@ class ServingPage(QWidget):
         super().__init__()
         self.token = token
         self.enabled = QCheckBox(
-            "Serve this library to other MCP clients while Docent runs (on this machine only)"
+            self.tr(
+                "Serve this library to other MCP clients while Docent runs (on this machine only)"
+            )
         )
         self.enabled.setChecked(settings.enabled)
         self.port = QSpinBox()
@@ -133,21 +138,23 @@ class ServingPage(QWidget):
         self.stdio_snippet.setPlainText(client_config())
         form = QFormLayout()
         form.addRow("", self.enabled)
-        form.addRow("Port on 127.0.0.1", self.port)
+        form.addRow(self.tr("Port on 127.0.0.1"), self.port)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         hint = QLabel(
-            "Paste one of these into the MCP configuration of another client (Claude "
-            "Desktop, Cursor, VS Code, an agent). Tools: search_documents, read_page, "
-            "list_documents, ask, summarize_document."
+            self.tr(
+                "Paste one of these into the MCP configuration of another client (Claude "
+                "Desktop, Cursor, VS Code, an agent). Tools: search_documents, read_page, "
+                "list_documents, ask, summarize_document."
+            )
         )
         hint.setWordWrap(True)
         layout.addWidget(hint)
         for title, snippet in (
-            ("While Docent runs with the switch on (Streamable HTTP):", self.http_snippet),
-            ("Or let the client start Docent itself (stdio):", self.stdio_snippet),
+            (self.tr("While Docent runs with the switch on (Streamable HTTP):"), self.http_snippet),
+            (self.tr("Or let the client start Docent itself (stdio):"), self.stdio_snippet),
         ):
-            copy = QPushButton("Copy")
+            copy = QPushButton(self.tr("Copy"))
             copy.clicked.connect(lambda _=False, s=snippet: self.copy(s))
             row = QHBoxLayout()
             row.addWidget(QLabel(title), 1)

@@ -60,8 +60,10 @@ class ModelManager(QDialog):
         if embedded:
             self.setWindowFlags(Qt.WindowType.Widget)
         self.docent = docent
-        self.background = Background(lambda error: self._say(f"Failed: {error}", error=True))
-        self.setWindowTitle("Models — Docent")
+        self.background = Background(
+            lambda error: self._say(self.tr("Failed: {error}").format(error=error), error=True)
+        )
+        self.setWindowTitle(self.tr("Models — Docent"))
         self.models = [m for m in docent.catalog.models if m.role == "chat"]
         self.table = QTreeWidget()
         self.table.setHeaderLabels(
@@ -94,16 +96,21 @@ class ModelManager(QDialog):
             item.setToolTip(NAME, plain_tooltip(f"{model.name} — {model.upstream}"))
             if model.evaluation:
                 item.setToolTip(
-                    RIGHT, plain_tooltip(f"Docent's evaluation: {model.evaluation.questions}")
+                    RIGHT,
+                    plain_tooltip(
+                        self.tr("Docent's evaluation: {questions}").format(
+                            questions=model.evaluation.questions
+                        )
+                    ),
                 )
             item.setToolTip(LICENCE, plain_tooltip(model.licence))
             self.table.addTopLevelItem(item)
             self.rows[model.name] = item
-        self.download_button = QPushButton("Download")
+        self.download_button = QPushButton(self.tr("Download"))
         self.download_button.clicked.connect(self.start_download)
-        self.pause_button = QPushButton("Pause")
+        self.pause_button = QPushButton(self.tr("Pause"))
         self.pause_button.clicked.connect(self.pause)
-        self.use_button = QPushButton("Use this model")
+        self.use_button = QPushButton(self.tr("Use this model"))
         self.use_button.clicked.connect(lambda: self.use(self._selected_name()))
         self.recommendation: Recommendation | None = None
         self.recommended = plain_label()
@@ -113,7 +120,7 @@ class ModelManager(QDialog):
         recommended_row = QHBoxLayout()
         recommended_row.addWidget(self.recommended, 1)
         recommended_row.addWidget(self.recommended_button)
-        own = QPushButton("Use my own GGUF file…")
+        own = QPushButton(self.tr("Use my own GGUF file…"))
         own.clicked.connect(self._choose_own)
         buttons = QHBoxLayout()
         for button in (self.download_button, self.pause_button, self.use_button):
@@ -181,35 +188,48 @@ class ModelManager(QDialog):
             if check and speed:
                 row.setText(
                     HERE,
-                    f"first words in {ttft_s(speed, check.prompt_tokens):.1f} s, "
-                    f"{speed.decode_tok_s:.1f} tokens/s",
+                    self.tr("first words in {seconds} s, {rate} tokens/s").format(
+                        seconds=f"{ttft_s(speed, check.prompt_tokens):.1f}",
+                        rate=f"{speed.decode_tok_s:.1f}",
+                    ),
                 )
                 row.setToolTip(
                     HERE,
                     plain_tooltip(
-                        f"Predicted from the speed check of {check.measured_on:%Y-%m-%d}, for a "
-                        f"question with {check.prompt_tokens:,} tokens of sources"
+                        self.tr(
+                            "Predicted from the speed check of {date}, for a question with "
+                            "{tokens} tokens of sources"
+                        ).format(
+                            date=f"{check.measured_on:%Y-%m-%d}", tokens=f"{check.prompt_tokens:,}"
+                        )
                     ),
                 )
             else:
                 row.setText(HERE, "")
             recommended = bool(self.recommendation and self.recommendation.model is model)
-            row.setText(NAME, f"{model.title} — recommended" if recommended else model.title)
+            row.setText(
+                NAME,
+                self.tr("{model} — recommended").format(model=model.title)
+                if recommended
+                else model.title,
+            )
             font = row.font(NAME)
             font.setBold(recommended)
             row.setFont(NAME, font)
             if model.name == current:
-                state = "in use"
+                state = self.tr("in use")
             elif self.available(model):
-                state = "ready"
+                state = self.tr("ready")
             elif model.downloadable and (done := partial_bytes(model, models_dir)):
-                state = f"paused at {done * 100 // model.size}%"
+                state = self.tr("paused at {percent}%").format(percent=done * 100 // model.size)
             elif model.downloadable:
-                state = "not downloaded"  # a state; Download is the button's
+                state = self.tr("not downloaded")  # a state; Download is the button's
             else:
-                state = f"pip install 'docent[{model.extra}]'" if model.extra else "missing"
+                state = (
+                    f"pip install 'docent[{model.extra}]'" if model.extra else self.tr("missing")
+                )
             if self.downloading and self.downloading[0] == model.name:
-                state = "downloading…"
+                state = self.tr("downloading…")
             row.setText(STATE, state)
         self._show_recommendation()
         self._update_buttons()
@@ -222,12 +242,21 @@ class ModelManager(QDialog):
             return
         now = self.docent.catalog.get(self.docent.settings.local.chat_model)
         self.recommended.setText(
-            f"Recommended for this computer: {offer.model.short_title}, "
-            f"{_percent(offer.right)} of answers right vs {_percent(offer.right_now)} for "
-            f"{now.short_title}, first words in about {offer.ttft_s:.0f} s."
+            self.tr(
+                "Recommended for this computer: {model}, {right} of answers right vs {right_now} "
+                "for {now}, first words in about {seconds} s."
+            ).format(
+                model=offer.model.short_title,
+                right=_percent(offer.right),
+                right_now=_percent(offer.right_now),
+                now=now.short_title,
+                seconds=f"{offer.ttft_s:.0f}",
+            )
         )
         ready = self.available(offer.model)
-        self.recommended_button.setText("Use it" if ready else "Download and use it")
+        self.recommended_button.setText(
+            self.tr("Use it") if ready else self.tr("Download and use it")
+        )
 
     def _update_buttons(self) -> None:
         name = self._selected_name()
@@ -237,7 +266,7 @@ class ModelManager(QDialog):
         can_download = bool(model and model.downloadable and not self.available(model))
         self.download_button.setEnabled(can_download and not busy)
         partial = model and partial_bytes(model, self.docent.paths.models_dir)
-        self.download_button.setText("Resume" if partial else "Download")
+        self.download_button.setText(self.tr("Resume") if partial else self.tr("Download"))
         self.pause_button.setEnabled(bool(this_one))
         in_use = bool(model and model.name == self.docent.settings.local.chat_model)
         switching = self.switching is not None
@@ -285,11 +314,15 @@ class ModelManager(QDialog):
             self.downloading[1].cancel()
 
     async def _download(self, model: CatalogModel, *, then_use: bool) -> None:
-        self._say(f"Connecting to {model.url}…")
+        self._say(self.tr("Connecting to {url}…").format(url=model.url))
         try:
             await download(model, self.docent.paths.models_dir, self._show_progress)
         except asyncio.CancelledError:
-            self._say(f"{model.title}: paused. Resume continues where it stopped.")
+            self._say(
+                self.tr("{model}: paused. Resume continues where it stopped.").format(
+                    model=model.title
+                )
+            )
         except DocentError as error:
             self._say(str(error), error=True)
         else:
@@ -297,7 +330,9 @@ class ModelManager(QDialog):
                 self.use(model.name)
             else:
                 self._say(
-                    f"{model.title} is downloaded and verified (sha256). Use it when you like."
+                    self.tr(
+                        "{model} is downloaded and verified (sha256). Use it when you like."
+                    ).format(model=model.title)
                 )
         finally:
             self.downloading = None
@@ -309,17 +344,26 @@ class ModelManager(QDialog):
         self.progress.setValue(progress.done * 1000 // max(progress.total, 1))
         done, total = progress.done / 1e6, progress.total / 1e6
         if progress.verifying:
-            text = f"Checking the {done:,.0f} MB downloaded earlier before resuming…"
+            text = self.tr("Checking the {done} MB downloaded earlier before resuming…").format(
+                done=f"{done:,.0f}"
+            )
         else:
             rate = progress.bytes_per_s
             left = (progress.total - progress.done) / rate if rate else 0
-            text = f"{done:,.0f} of {total:,.0f} MB · {rate / 1e6:,.1f} MB/s · {left:,.0f} s left"
+            text = self.tr("{done} of {total} MB · {rate} MB/s · {left} s left").format(
+                done=f"{done:,.0f}",
+                total=f"{total:,.0f}",
+                rate=f"{rate / 1e6:,.1f}",
+                left=f"{left:,.0f}",
+            )
         self._say(text)
 
     # --- switching -----------------------------------------------------------------------------
 
     def _choose_own(self) -> None:
-        name, _ = QFileDialog.getOpenFileName(self, "Your own model", "", "GGUF models (*.gguf)")
+        name, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Your own model"), "", self.tr("GGUF models (*.gguf)")
+        )
         if name:
             self.use(str(Path(name)))
 
@@ -332,13 +376,15 @@ class ModelManager(QDialog):
 
     async def _use(self, choice: str) -> None:
         self._update_buttons()
-        self._say(f"Loading {choice}…")
+        self._say(self.tr("Loading {model}…").format(model=choice))
         try:
             await self.docent.use_chat_model(choice)
         except DocentError as error:
-            self._say(f"Cannot use {choice}: {error}", error=True)
+            self._say(
+                self.tr("Cannot use {model}: {error}").format(model=choice, error=error), error=True
+            )
         else:
-            self._say(f"Docent now answers with {choice}.")
+            self._say(self.tr("Docent now answers with {model}.").format(model=choice))
             self.switched.emit(choice)
         finally:
             self.switching = None

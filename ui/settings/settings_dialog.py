@@ -1,9 +1,8 @@
-"""Settings as pages: the local model (with the Models manager built in), cloud providers and MCP
-servers with keychain-held keys, routing and privacy, the library, integrations and the advanced
-limits. Invalid values are refused with the reason next to their field, on its page; valid ones
-are saved and applied without a restart (the model reloads on the next question).
-
-There is no General page (theme, text size, language): nothing in Docent applies those yet.
+"""Settings as pages: the interface's language, the local model (with the Models manager built
+in), cloud providers and MCP servers with keychain-held keys, routing and privacy, the library,
+integrations and the advanced limits. Invalid values are refused with the reason next to their
+field, on its page; valid ones are saved and applied without a restart (the model reloads on
+the next question; the language applies at the next start).
 """
 
 from __future__ import annotations
@@ -14,10 +13,11 @@ from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import QT_TR_NOOP, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
@@ -59,23 +59,59 @@ from ui.settings.model_manager import ModelManager
 from ui.settings.routing_page import RoutingPage
 from ui.theme import error_style
 
-# (section, field, label, minimum, maximum); the label is marked for translation (QT_TR_NOOP
-# returns it as an object) and translated where it is shown.
+# (section, field, label, minimum, maximum); the label is marked for translation in the dialog's
+# context (QT_TRANSLATE_NOOP returns it as an object) and translated where it is shown.
 Number = tuple[str, str, object, int, int]
 # 0 threads means "as many as the CPU has".
 _LOCAL: tuple[Number, ...] = (
-    ("local", "n_threads", QT_TR_NOOP("CPU threads (0 = all cores)"), 0, 512),
+    (
+        "local",
+        "n_threads",
+        QT_TRANSLATE_NOOP("SettingsDialog", "CPU threads (0 = all cores)"),
+        0,
+        512,
+    ),
 )
 # What a user rarely changes: the prompt's size and the document reader's limits.
 _ADVANCED: tuple[Number, ...] = (
-    ("local", "n_ctx", QT_TR_NOOP("Context size (tokens)"), 0, 262144),
-    ("local", "max_tokens", QT_TR_NOOP("Longest answer (tokens)"), 0, 8192),
-    ("retrieval", "top_k", QT_TR_NOOP("Passages per question"), 0, 20),
-    ("retrieval", "context_tokens", QT_TR_NOOP("Source text per prompt (tokens)"), 0, 32768),
-    ("library", "parse_timeout_s", QT_TR_NOOP("Longest time to read one document (s)"), 0, 86400),
-    ("library", "parse_memory_mb", QT_TR_NOOP("Most memory to read one document (MB)"), 0, 1048576),
-    ("library", "max_unpacked_mb", QT_TR_NOOP("Most an EPUB or XPS unpacks to (MB)"), 0, 1048576),
-)  # fmt: skip
+    ("local", "n_ctx", QT_TRANSLATE_NOOP("SettingsDialog", "Context size (tokens)"), 0, 262144),
+    (
+        "local",
+        "max_tokens",
+        QT_TRANSLATE_NOOP("SettingsDialog", "Longest answer (tokens)"),
+        0,
+        8192,
+    ),
+    ("retrieval", "top_k", QT_TRANSLATE_NOOP("SettingsDialog", "Passages per question"), 0, 20),
+    (
+        "retrieval",
+        "context_tokens",
+        QT_TRANSLATE_NOOP("SettingsDialog", "Source text per prompt (tokens)"),
+        0,
+        32768,
+    ),
+    (
+        "library",
+        "parse_timeout_s",
+        QT_TRANSLATE_NOOP("SettingsDialog", "Longest time to read one document (s)"),
+        0,
+        86400,
+    ),
+    (
+        "library",
+        "parse_memory_mb",
+        QT_TRANSLATE_NOOP("SettingsDialog", "Most memory to read one document (MB)"),
+        0,
+        1048576,
+    ),
+    (
+        "library",
+        "max_unpacked_mb",
+        QT_TRANSLATE_NOOP("SettingsDialog", "Most an EPUB or XPS unpacks to (MB)"),
+        0,
+        1048576,
+    ),
+)
 
 
 class SettingsDialog(QDialog):
@@ -113,6 +149,7 @@ class SettingsDialog(QDialog):
         self.integrations.addTab(self.servers, self.tr("MCP servers"))
         self.integrations.addTab(self.serving, self.tr("Serve over MCP"))
         for title, page in (
+            (self.tr("General"), self._general_page(settings.language)),
             (self.tr("Local model"), self._local_page()),
             (self.tr("Cloud providers"), self.providers),
             (self.tr("Routing & privacy"), self.routing),
@@ -149,8 +186,7 @@ class SettingsDialog(QDialog):
 
     @property
     def tabs(self) -> QStackedWidget:
-        """The pages, under the name the window and the screenshots use (index 1: Cloud
-        providers)."""
+        """The pages, under the name the window and the screenshots use."""
         return self.pages
 
     def reveal(self, widget: QWidget) -> None:
@@ -160,6 +196,25 @@ class SettingsDialog(QDialog):
                 page = container.widget(index)
                 if page is not None and (page is widget or page.isAncestorOf(widget)):
                     container.setCurrentIndex(index)
+
+    def _general_page(self, language: str) -> QWidget:
+        self.language = QComboBox()
+        self.language.setAccessibleName(self.tr("Language"))
+        for code, name in (
+            ("system", self.tr("As the system")),
+            ("en", "English"),  # each language named in itself
+            ("zh_CN", "简体中文"),
+        ):
+            self.language.addItem(name, code)
+        self.language.setCurrentIndex(self.language.findData(language))
+        note = QLabel(self.tr("Docent speaks the new language from its next start."))
+        note.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow(self.tr("Language"), self.language)
+        form.addRow("", note)
+        page = QWidget()
+        page.setLayout(form)
+        return page
 
     def _local_page(self) -> QWidget:
         docent = self.docent
@@ -435,6 +490,7 @@ class SettingsDialog(QDialog):
         raw["secrets"] = {"plaintext_file_consent": self.consent.isChecked()}
         raw["library"]["watched_folders"] = self.library.values()
         raw["serve_mcp"] = self.serving.values()
+        raw["language"] = self.language.currentData()
         return raw
 
     def submit(self) -> asyncio.Task[bool]:

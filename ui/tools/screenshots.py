@@ -21,6 +21,7 @@ from app.processes import free_loopback_port, serving
 from app.samples import SAMPLES, sample_path
 from app.settings import CloudSettings
 from ui.answer.turns import TurnsView
+from ui.i18n import install_translators
 from ui.theme import apply_theme, dark_palette
 from ui.window.main_window import MainWindow
 
@@ -105,8 +106,10 @@ async def _cloud_answer(window: MainWindow, folder: Path) -> None:
         await docent.apply_settings(docent.settings.model_copy(update={"cloud": CloudSettings()}))
 
 
-async def _shoot(folder: Path) -> None:
+async def _shoot(app: QApplication, folder: Path) -> None:
     docent = Docent.from_environment()
+    # DOCENT_LANGUAGE=zh_CN takes them in Chinese.
+    install_translators(app, docent.settings.language)
     await docent.open()
     window = MainWindow(docent)
     try:
@@ -188,7 +191,7 @@ def main(arguments: list[str]) -> int:
     app.setApplicationName("Docent")
     apply_theme(app)
     with asyncio.Runner(loop_factory=qasync.QEventLoop) as runner:
-        runner.run(_shoot(folder))
+        runner.run(_shoot(app, folder))
     return 0
 
 

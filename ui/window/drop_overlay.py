@@ -32,25 +32,37 @@ class DropSummary:
 
     def describe(self) -> str:
         added = [
-            _count(self.documents, _tr("document"), _tr("documents")),
-            _count(self.folders, _tr("folder"), _tr("folders")),
+            _count(
+                self.documents,
+                QCoreApplication.translate("DropOverlay", "document"),
+                QCoreApplication.translate("DropOverlay", "documents"),
+            ),
+            _count(
+                self.folders,
+                QCoreApplication.translate("DropOverlay", "folder"),
+                QCoreApplication.translate("DropOverlay", "folders"),
+            ),
         ]
-        what = _tr(" and ").join(part for part in added if part)
-        others = _count(self.others, _tr("file"), _tr("files"))
+        what = QCoreApplication.translate("DropOverlay", " and ").join(
+            part for part in added if part
+        )
+        others = _count(
+            self.others,
+            QCoreApplication.translate("DropOverlay", "file"),
+            QCoreApplication.translate("DropOverlay", "files"),
+        )
         if not what:
-            return _tr("Drop to add {others}: Docent reads each to see if it is a document").format(
-                others=others
-            )
-        line = _tr("Drop to add {what} to your library").format(what=what)
+            return QCoreApplication.translate(
+                "DropOverlay", "Drop to add {others}: Docent reads each to see if it is a document"
+            ).format(others=others)
+        line = QCoreApplication.translate(
+            "DropOverlay", "Drop to add {what} to your library"
+        ).format(what=what)
         if self.others:
-            line += "\n" + _tr(
-                "and {others} of another type, added only if it is a document"
+            line += "\n" + QCoreApplication.translate(
+                "DropOverlay", "and {others} of another type, added only if it is a document"
             ).format(others=others)
         return line
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("DropOverlay", text)
 
 
 def _count(number: int, one: str, many: str) -> str:

@@ -177,10 +177,10 @@ class MainWindow(QMainWindow):
         QShortcut(keys.sequence(keys.NEW_CONVERSATION), self, self.new_conversation)
         QShortcut(keys.sequence(keys.SHORTCUTS), self, lambda: show_shortcuts(self))
         settings_menu = self.menuBar().addMenu("&Docent")
-        settings_menu.addAction("Add documents…", self.choose_files)
-        settings_menu.addAction("Models…", self.open_models)
-        settings_menu.addAction("Benchmark…", self.open_benchmark)
-        settings_menu.addAction("Settings…", self.open_settings)
+        settings_menu.addAction(self.tr("Add documents…"), self.choose_files)
+        settings_menu.addAction(self.tr("Models…"), self.open_models)
+        settings_menu.addAction(self.tr("Benchmark…"), self.open_benchmark)
+        settings_menu.addAction(self.tr("Settings…"), self.open_settings)
 
         ask_row = QHBoxLayout()
         ask_row.setContentsMargins(12, 0, 12, 0)  # the cards' side margins: one right edge
@@ -211,7 +211,7 @@ class MainWindow(QMainWindow):
         self.splitters = (splitter, left)  # remembered in this order
         self.question.setFocus()  # the window opens ready for a question
         self.resize(1100, 700)
-        self.statusBar().showMessage("Drop documents here, or press Ctrl+O.")
+        self.statusBar().showMessage(self.tr("Drop documents here, or press Ctrl+O."))
         self.model_state = plain_label()
         self.library_state = plain_label()
         self.cloud_state = QToolButton()  # a click opens Settings at the cloud providers
@@ -263,7 +263,7 @@ class MainWindow(QMainWindow):
 
     def _report_failure(self, error: BaseException) -> None:
         """Background work that failed says why, instead of leaving the window as it was."""
-        self.statusBar().showMessage(f"Failed: {error}")
+        self.statusBar().showMessage(self.tr("Failed: {error}").format(error=error))
 
     @property
     def folder_watch(self) -> FolderWatch | None:
@@ -317,15 +317,24 @@ class MainWindow(QMainWindow):
 
     def _show_model_state(self, loading: bool = False) -> None:
         name = self.docent.settings.local.chat_model
-        state = "loading…" if loading else "ready" if self.docent.chat.loaded else "idle"
         engine = self.docent.chat.state
-        if engine is not None and engine.safe_mode is not None and state == "ready":
-            state = "ready, safe settings"
+        if loading:
+            state = self.tr("loading…")
+        elif not self.docent.chat.loaded:
+            state = self.tr("idle")
+        elif engine is not None and engine.safe_mode is not None:
+            state = self.tr("ready, safe settings")
+        else:
+            state = self.tr("ready")
         self.model_state.setText(
-            f"Local model: {Path(name).stem if name.endswith('.gguf') else name} ({state})"
+            self.tr("Local model: {model} ({state})").format(
+                model=Path(name).stem if name.endswith(".gguf") else name, state=state
+            )
         )
         if engine is not None:
-            self.model_state.setToolTip(plain_tooltip(f"Runs on: {engine.describe()}"))
+            self.model_state.setToolTip(
+                plain_tooltip(self.tr("Runs on: {state}").format(state=engine.describe()))
+            )
 
     def _show_cloud_state(self, changed: Health | None = None) -> None:
         """Cloud / MCP health, live: every session reports its changes here."""
@@ -399,7 +408,9 @@ class MainWindow(QMainWindow):
         loop = asyncio.get_running_loop()
 
         def progress(done: int, total: int) -> None:  # on the thread that joins the model
-            text = f"Preparing the local model the speed check chose: {done * 100 // total}%…"
+            text = self.tr("Preparing the local model the speed check chose: {percent}%…").format(
+                percent=done * 100 // total
+            )
             loop.call_soon_threadsafe(self.statusBar().showMessage, text)
 
         if await self.docent.follow_speed_check(progress):
@@ -434,7 +445,7 @@ class MainWindow(QMainWindow):
             self.add_paths(paths)
 
     def choose_files(self) -> None:
-        files, _ = QFileDialog.getOpenFileNames(self, "Add documents")
+        files, _ = QFileDialog.getOpenFileNames(self, self.tr("Add documents"))
         if files:
             self.add_paths([Path(name) for name in files])
 
@@ -454,26 +465,44 @@ class MainWindow(QMainWindow):
         self._follow_intake()
         removed = [d.id for d in await self.docent.library.documents() if d.path in set(paths)]
         await self.docent.intake.remove(paths)
-        self.statusBar().showMessage(f"Removed {len(paths)} document(s).", 5000)
+        self.statusBar().showMessage(
+            self.tr("Removed 1 document.")
+            if len(paths) == 1
+            else self.tr("Removed {count} documents.").format(count=len(paths)),
+            5000,
+        )
         if quoting := await self.docent.desk.answers_quoting(removed):
             self._offer_to_forget(quoting)
 
     def _offer_to_forget(self, answers: list[int]) -> None:
         """A removed document's passages live on in the answers that quoted them: offered for
         deletion (a follow-up never sends them again either way)."""
-        count = f"{len(answers)} answer{'s' if len(answers) != 1 else ''}"
+        one = len(answers) == 1
+        question = (
+            self.tr("1 answer in your conversations and history quotes the removed document. "
+                    "Delete it too?")
+            if one
+            else self.tr("{count} answers in your conversations and history quote the removed "
+                         "document. Delete them too?").format(count=len(answers))
+        )  # fmt: skip
         offer = QMessageBox(
             QMessageBox.Icon.Question,
-            "Removed document",
-            f"{count} in your conversations and history quote the removed document. Delete "
-            f"{'them' if len(answers) != 1 else 'it'} too?\n\nEither way, a follow-up question "
-            "never sends the removed document's text again.",
+            self.tr("Removed document"),
+            question
+            + "\n\n"
+            + self.tr(
+                "Either way, a follow-up question never sends the removed document's text again."
+            ),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             self,
         )
         delete = offer.button(QMessageBox.StandardButton.Yes)
-        delete.setText(f"Delete {count}")
-        offer.button(QMessageBox.StandardButton.No).setText("Keep")
+        delete.setText(
+            self.tr("Delete 1 answer")
+            if one
+            else self.tr("Delete {count} answers").format(count=len(answers))
+        )
+        offer.button(QMessageBox.StandardButton.No).setText(self.tr("Keep"))
         offer.setTextFormat(Qt.TextFormat.PlainText)
         delete.clicked.connect(lambda: self.background.run(self._forget(answers)))
         self.forget_offer = offer
@@ -481,7 +510,9 @@ class MainWindow(QMainWindow):
 
     async def _forget(self, answers: list[int]) -> None:
         forgotten = await self.docent.desk.forget_answers(answers)
-        self.statusBar().showMessage(f"Deleted {forgotten} answer(s) quoting it.", 5000)
+        self.statusBar().showMessage(
+            self.tr("Deleted {count} answer(s) quoting it.").format(count=forgotten), 5000
+        )
 
     async def _until_shown(self, batch: int) -> None:
         self._follow_intake()
@@ -496,7 +527,9 @@ class MainWindow(QMainWindow):
                 try:
                     await self._show(event)
                 except Exception as error:  # one event shown wrong stops nothing
-                    self.statusBar().showMessage(f"Failed to show indexing: {error}")
+                    self.statusBar().showMessage(
+                        self.tr("Failed to show indexing: {error}").format(error=error)
+                    )
 
         if self._following is None:
             self._following = self.background.run(follow(), listener=True)
@@ -546,12 +579,16 @@ class MainWindow(QMainWindow):
             case LibraryChanged():
                 await self.refresh()
             case EmbeddingProgress(done=done, total=total) if total:
-                self.statusBar().showMessage(f"Embedding {done}/{total} chunks…")
+                self.statusBar().showMessage(
+                    self.tr("Embedding {done}/{total} chunks…").format(done=done, total=total)
+                )
             case EmbeddingFailed(reason=reason):
-                self.statusBar().showMessage(f"Semantic search is not up to date: {reason}")
+                self.statusBar().showMessage(
+                    self.tr("Semantic search is not up to date: {reason}").format(reason=reason)
+                )
             case Idle():
                 self.indexing_bar.finished()
-                self.statusBar().showMessage("Library up to date.", 5000)
+                self.statusBar().showMessage(self.tr("Library up to date."), 5000)
                 async with self._shown:
                     self._shown_batch = self._finished_batch
                     self._shown.notify_all()
@@ -566,7 +603,7 @@ class MainWindow(QMainWindow):
             if self.model_notice is not None:
                 self.model_notice.deleteLater()
             self.model_notice = QMessageBox(
-                QMessageBox.Icon.Warning, "Local model", notice, parent=self
+                QMessageBox.Icon.Warning, self.tr("Local model"), notice, parent=self
             )
             self.model_notice.setTextFormat(Qt.TextFormat.PlainText)
             self.model_notice.open()  # not exec(): the window keeps working behind it
@@ -595,7 +632,9 @@ class MainWindow(QMainWindow):
 
     def _model_switched(self, choice: str) -> None:
         self._show_model_state()
-        self.statusBar().showMessage(f"Local model: now {choice}.", 5000)
+        self.statusBar().showMessage(
+            self.tr("Local model: now {model}.").format(model=choice), 5000
+        )
 
     # --- watched folders ---------------------------------------------------------------------
 
@@ -611,7 +650,9 @@ class MainWindow(QMainWindow):
         from ui.settings.settings_dialog import SettingsDialog
 
         dialog = SettingsDialog(self.docent, self, self.serving.token)
-        dialog.applied.connect(lambda: self.statusBar().showMessage("Settings applied.", 5000))
+        dialog.applied.connect(
+            lambda: self.statusBar().showMessage(self.tr("Settings applied."), 5000)
+        )
         dialog.applied.connect(self._show_model_state)
         dialog.applied.connect(self._show_cloud_state)  # and the header's route menu
         dialog.applied.connect(self.watch_folders)
@@ -624,7 +665,7 @@ class MainWindow(QMainWindow):
 
     def open_cloud_settings(self) -> SettingsDialog:
         dialog = self.open_settings()
-        dialog.tabs.setCurrentIndex(1)  # Cloud providers
+        dialog.reveal(dialog.providers)
         return dialog
 
     def show_source(self, source: Source) -> PagePreview:
@@ -649,7 +690,7 @@ class MainWindow(QMainWindow):
     def show_sent(self, text: str) -> QDialog:
         """Exactly what a cloud call sent: the privacy setting, made visible."""
         dialog = QDialog(self)
-        dialog.setWindowTitle("What was sent to the cloud")
+        dialog.setWindowTitle(self.tr("What was sent to the cloud"))
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         view = QPlainTextEdit(text)
         view.setReadOnly(True)
@@ -680,7 +721,7 @@ class MainWindow(QMainWindow):
     def _show_title(self, title: str) -> None:
         """The conversation's title above it and in the window's title bar."""
         self.header.show_title(title)
-        self.setWindowTitle(f"{title} — Docent" if title else "Docent")
+        self.setWindowTitle(self.tr("{title} — Docent").format(title=title) if title else "Docent")
 
     def new_conversation(self) -> None:
         """Ctrl+N: the next question starts a conversation of its own."""
@@ -803,7 +844,7 @@ class MainWindow(QMainWindow):
                     self._keep_question(question)
         except Exception as error:  # the model would not load, the library failed: say so
             self.turns.apply(Failed(str(error), None))
-            self.statusBar().showMessage(f"The answer failed: {error}")
+            self.statusBar().showMessage(self.tr("The answer failed: {error}").format(error=error))
             self._keep_question(question)
         finally:
             # A crash may have put the local model on safe settings: said once, in words.

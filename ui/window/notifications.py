@@ -30,10 +30,6 @@ class Notice:
     at: datetime
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("Notifications", text)
-
-
 class NotificationsButton(QToolButton):
     """A button with the count of notices kept; its menu lists them, newest first, and clears
     them. Signal: changed(int) — how many are kept now."""
@@ -64,7 +60,11 @@ class NotificationsButton(QToolButton):
         count = len(self.notices)
         self.setText(str(count) if count else "")
         name = (
-            _tr("Notifications: {count}").format(count=count) if count else _tr("No notifications")
+            QCoreApplication.translate("Notifications", "Notifications: {count}").format(
+                count=count
+            )
+            if count
+            else QCoreApplication.translate("Notifications", "No notifications")
         )
         self.setAccessibleName(name)
         self.setToolTip(plain_tooltip(name))
@@ -78,7 +78,7 @@ class NotificationsButton(QToolButton):
             action = menu.addAction(f"{notice.at:%H:%M}  {notice.text}")
             action.setToolTip(plain_tooltip(notice.text))
         menu.addSeparator()
-        menu.addAction(_tr("Clear all"), self.clear)
+        menu.addAction(QCoreApplication.translate("Notifications", "Clear all"), self.clear)
 
 
 class LongJobNotifier(QObject):

@@ -1,0 +1,164 @@
+"""The Chinese interface: the catalogue covers every string the window words, the compiled
+catalogue is the committed source's, and the real window speaks Chinese with it."""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+
+import pytest
+import qasync
+from PySide6.QtCore import QLocale
+from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QWidget
+
+from app.routing import Reason
+from tests.gui.conftest import main_window
+from tests.unit.test_routing import REASONS
+from ui.i18n import ENVIRONMENT, chosen_language, install_translators
+from ui.route_words import reason_words
+from ui.window.main_window import MainWindow
+
+UI = Path(__file__).parents[2] / "ui"
+CATALOGUE = Path(str(resources.files("resources").joinpath("i18n", "docent_zh_CN.ts")))
+HAN = re.compile(r"[\u4e00-\u9fff]")
+# Files whose strings are being wrapped in other branches (issue 29), and the developer tools.
+NOT_YET = {"answer/turn_card.py", "answer/turns.py", "window/conversation_list.py"}
+NOT_YET_FOLDERS = ("library/", "tools/")
+# Calls whose text arguments the user reads.
+SHOWN = {
+    "setText", "setToolTip", "setWindowTitle", "showMessage", "setPlaceholderText", "addAction",
+    "addMenu", "setStatusTip", "setAccessibleName", "setAccessibleDescription", "setTitle",
+    "addTab", "setTabText", "addItem", "addRow", "setLabelText", "setHeaderLabels",
+    "setSuffix", "setPrefix", "setFormat", "QLabel", "QPushButton", "QToolButton", "QCheckBox",
+    "QRadioButton", "QGroupBox", "QAction", "QMenu", "QMessageBox", "plain_label",
+    "plain_tooltip",
+}  # fmt: skip
+NAMES = {"Docent", "&Docent", "tok"}  # the app's name and a unit, the same in every language
+
+
+def _english(node: ast.expr) -> bool:
+    """A literal (or an f-string's literal part) with a word in it, outside markup."""
+    match node:
+        case ast.Constant(value=str(text)):
+            words = re.findall(r"[A-Za-z&]{2,}", re.sub(r"<[^>]*>", "", text))
+            return any(word not in NAMES for word in words)
+        case ast.JoinedStr(values=values):
+            return any(_english(value) for value in values)
+        case ast.IfExp(body=body, orelse=orelse):
+            return _english(body) or _english(orelse)
+        case ast.BinOp(left=left, right=right):
+            return _english(left) or _english(right)
+    return False
+
+
+def _pyside_tool(tool: str, *arguments: str | Path) -> None:
+    """Qt's lupdate or lrelease, as `make translations` runs them (PySide6 ships both)."""
+    run = f"import sys; from PySide6.scripts.pyside_tool import {tool}; sys.exit({tool}())"
+    subprocess.run(
+        [sys.executable, "-c", run, *map(str, arguments)], check=True, capture_output=True
+    )
+
+
+def test_every_string_the_window_words_is_translated(tmp_path: Path) -> None:
+    """What `make translations` would make of today's code adds nothing to translate: a new
+    tr() string without its Chinese fails here."""
+    updated = tmp_path / CATALOGUE.name
+    shutil.copy(CATALOGUE, updated)
+    sources = sorted(str(path) for path in UI.rglob("*.py"))
+    _pyside_tool("lupdate", "-no-obsolete", "-locations", "none", *sources, "-ts", updated)
+    text = updated.read_text(encoding="utf-8")
+    untranslated = re.findall(
+        r"<source>(.*?)</source>\s*<translation type=\"unfinished\"", text, re.DOTALL
+    )
+    assert untranslated == []
+    assert text == CATALOGUE.read_text(encoding="utf-8")  # run `make translations`
+
+
+def test_no_user_facing_text_escapes_translation() -> None:
+    """Text handed to a widget is a tr() call's, never a bare English literal."""
+    bare = []
+    for path in sorted(UI.rglob("*.py")):
+        name = path.relative_to(UI).as_posix()
+        if name in NOT_YET or name.startswith(NOT_YET_FOLDERS):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            called = getattr(node.func, "attr", getattr(node.func, "id", None))
+            arguments = [*node.args, *(keyword.value for keyword in node.keywords)]
+            if called in SHOWN and any(_english(argument) for argument in arguments):
+                bare.append(f"{name}:{node.lineno}: {ast.unparse(node)[:80]}")
+    assert bare == []
+
+
+def test_the_compiled_catalogue_is_the_committed_sources(tmp_path: Path) -> None:
+    compiled = tmp_path / "docent_zh_CN.qm"
+    _pyside_tool("lrelease", CATALOGUE, "-qm", compiled)
+    assert compiled.read_bytes() == CATALOGUE.with_suffix(".qm").read_bytes()
+
+
+@pytest.fixture
+def chinese(qapp: QApplication, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The app as Docent starts it on a Chinese system, for this test only."""
+    monkeypatch.setenv(ENVIRONMENT, "zh_CN")
+    translators = install_translators(qapp, "system")
+    yield
+    for translator in translators:
+        qapp.removeTranslator(translator)
+        translator.deleteLater()
+
+
+def _texts(window: QWidget) -> list[str]:
+    labels = [label.text() for label in window.findChildren(QLabel) if label.isVisible()]
+    buttons = [b.text() for b in window.findChildren(QAbstractButton) if b.isVisible()]
+    return [text for text in labels + buttons if text]
+
+
+@pytest.fixture
+def window(chinese: None, loop: qasync.QEventLoop) -> Iterator[MainWindow]:
+    yield from main_window(loop, embeddings=False)
+
+
+def test_the_window_speaks_chinese(window: MainWindow) -> None:
+    """Its menu, composer, sidebar and status bar: every visible text with Latin letters (a
+    model's name may stay) has Chinese too."""
+    menu = window.menuBar().actions()[0].menu()
+    assert menu is not None
+    texts = _texts(window) + [action.text() for action in menu.actions()]
+    texts += [window.statusBar().currentMessage(), window.question.placeholderText()]
+    assert "↑ 发送" in texts
+    assert "设置…" in texts
+    assert window.model_state.text() == "本地模型：qwen2.5-coder-0.5b（空闲）"
+    english = [text for text in texts if re.search("[A-Za-z]{2}", text) and not HAN.search(text)]
+    assert english == []
+
+
+@pytest.mark.parametrize(
+    ("setting", "locale", "language"),
+    [
+        ("system", QLocale("zh_CN"), "zh_CN"),
+        ("system", QLocale("zh_SG"), "zh_CN"),
+        ("system", QLocale("zh_TW"), "en"),
+        ("system", QLocale("de_DE"), "en"),
+        ("zh_CN", QLocale("en_US"), "zh_CN"),
+        ("en", QLocale("zh_CN"), "en"),
+    ],
+)
+def test_the_language_follows_the_setting_then_the_system(
+    setting: str, locale: QLocale, language: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(ENVIRONMENT, raising=False)
+    assert chosen_language(setting, locale) == language
+
+
+@pytest.mark.parametrize("why", [reason for reason, _ in REASONS], ids=lambda why: why.code)
+def test_the_badge_words_every_reason_code_in_chinese(chinese: None, why: Reason) -> None:
+    words = reason_words(why)
+    assert HAN.search(words)
+    assert words != why.text
