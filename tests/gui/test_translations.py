@@ -17,11 +17,14 @@ import qasync
 from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QWidget
 
+from app.bootstrap import Docent
 from app.routing import Reason
+from app.settings import Settings
 from tests.gui.conftest import main_window
 from tests.unit.test_routing import REASONS
 from ui.i18n import ENVIRONMENT, chosen_language, install_translators
 from ui.route_words import reason_words
+from ui.settings.settings_dialog import SettingsDialog
 from ui.window.main_window import MainWindow
 
 UI = Path(__file__).parents[2] / "ui"
@@ -162,3 +165,18 @@ def test_the_badge_words_every_reason_code_in_chinese(chinese: None, why: Reason
     words = reason_words(why)
     assert HAN.search(words)
     assert words != why.text
+
+
+def test_the_language_is_chosen_on_the_general_page_for_the_next_start(
+    docent: Docent, loop: qasync.QEventLoop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(ENVIRONMENT, raising=False)
+    dialog = SettingsDialog(docent)
+    loop.run_until_complete(dialog.loading)
+    assert dialog.page_list.item(0).text() == "General"
+    assert dialog.language.currentData() == "system"
+    dialog.language.setCurrentIndex(dialog.language.findData("zh_CN"))
+    assert loop.run_until_complete(dialog.submit()) is True
+    assert Settings.load(docent.paths.settings_file).language == "zh_CN"
+    assert chosen_language(docent.settings.language) == "zh_CN"
+    dialog.deleteLater()
