@@ -44,6 +44,12 @@ ENGLISH: dict[str, str] = {
     "cached": "asked {age_s:.0f} s ago; cached for {ttl_s:g} s",
     "summary_local": "summaries are written locally unless you pick a cloud model",
     "summary_stored": "stored when it was made; made again if the document changes",
+    # Why no question can go to the cloud now (what a request for it is refused with).
+    "privacy_refuses": "privacy is set to never send anything to the cloud",
+    "no_cloud_set_up": (
+        "no cloud route is configured: add a provider or an MCP server in Settings → Cloud"
+    ),
+    "all_down": "every cloud route is down ({down})",
     # What makes a question hard for a small local model (the parts of "hard" and "simple").
     "parts": "{count}-part question",
     "comparison": "asks for a comparison",
@@ -112,7 +118,7 @@ class RoutePolicy(Protocol):
         ...
 
 
-NO_CLOUD = "no cloud route is configured: add a provider or an MCP server in Settings → Cloud"
+NO_CLOUD = ENGLISH["no_cloud_set_up"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,17 +309,22 @@ class AutoPolicy:
         return self._local(Reason("simple", parts=evidence))
 
     def cloud_unavailable(self) -> str | None:
-        """Why no question can go to the cloud now (None: one can): what a request for the
-        cloud is refused with, and what the window says beside its "Cloud only" choice."""
+        """Why no question can go to the cloud now (None: one can), in English: what a
+        request for the cloud is refused with."""
+        refusal = self.cloud_refusal()
+        return None if refusal is None else refusal.text
+
+    def cloud_refusal(self) -> Reason | None:
+        """The same as a code: what the window says beside its "Cloud only" choice."""
         if self.settings.privacy == "never":
-            return "privacy is set to never send anything to the cloud"
+            return Reason("privacy_refuses")
         models = list(self.cloud())
         if not models:
-            return NO_CLOUD
+            return Reason("no_cloud_set_up")
         if not any(model.healthy for model in models):
-            return f"every cloud route is down ({_down(models)})"
+            return Reason("all_down", {"down": _down(models)})
         if self.budget_left_usd() <= 0:
-            return _budget_spent(self.settings.monthly_budget_usd).text
+            return _budget_spent(self.settings.monthly_budget_usd)
         return None
 
     def escalation(self, question: str, why: Reason) -> RouteDecision | None:

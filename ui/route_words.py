@@ -50,6 +50,13 @@ _REASONS: dict[str, object] = {
     "summary_stored": QT_TRANSLATE_NOOP(
         "RouteReason", "stored when it was made · made again if the document changes"
     ),
+    "privacy_refuses": QT_TRANSLATE_NOOP(
+        "RouteReason", "privacy is set to never send anything to the cloud"
+    ),
+    "no_cloud_set_up": QT_TRANSLATE_NOOP(
+        "RouteReason", "no cloud set up: add a provider or an MCP server in Settings"
+    ),
+    "all_down": QT_TRANSLATE_NOOP("RouteReason", "every cloud route is down · {down}"),
     "parts": QT_TRANSLATE_NOOP("RouteReason", "{count}-part question"),
     "comparison": QT_TRANSLATE_NOOP("RouteReason", "asks for a comparison"),
     "explanation": QT_TRANSLATE_NOOP("RouteReason", "asks why"),

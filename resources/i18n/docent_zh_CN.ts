@@ -1221,6 +1221,18 @@ then the whole answer&apos;s time, and how fast it was written (tokens a second)
         <translation>生成时已保存 · 文档变化时会重新生成</translation>
     </message>
     <message>
+        <source>privacy is set to never send anything to the cloud</source>
+        <translation>隐私设置为从不向云端发送任何内容</translation>
+    </message>
+    <message>
+        <source>no cloud set up: add a provider or an MCP server in Settings</source>
+        <translation>未设置云端：请在设置中添加服务商或 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>every cloud route is down · {down}</source>
+        <translation>所有云端路线都不可用 · {down}</translation>
+    </message>
+    <message>
         <source>{count}-part question</source>
         <translation>包含 {count} 个小问题</translation>
     </message>

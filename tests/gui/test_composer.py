@@ -13,7 +13,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.routing import NO_CLOUD
 from app.settings import Settings
 from tests.documents import write_pdf
 from tests.gui.conftest import main_window, tooltip_shows
@@ -139,7 +138,10 @@ def test_the_route_menu_writes_the_mode_and_says_why_the_cloud_is_off(
     header.menu.aboutToShow.emit()
     cloud_only = header.actions_by_mode["cloud"]
     assert not cloud_only.isEnabled()
-    assert cloud_only.text() == f"Cloud only — {NO_CLOUD}"
+    assert (
+        cloud_only.text()
+        == "Cloud only — no cloud set up: add a provider or an MCP server in Settings"
+    )
     assert header.set_up.isVisible()
     assert header.actions_by_mode["auto"].isChecked()
     assert header.title.text() == "New conversation"

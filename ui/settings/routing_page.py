@@ -29,6 +29,7 @@ from app.answering.desk import Desk, RoutePreview
 from app.settings import RoutingSettings
 from ui.background import Background
 from ui.plain import plain_label
+from ui.route_words import reason_words
 
 
 class RoutingPage(QWidget):
@@ -218,5 +219,5 @@ class RoutingPage(QWidget):
                 else self.tr("{n} documents").format(n=evidence.documents),
             )
         return self.tr("{where}.\nWhy: {reason}.\n{found}\nNo answer was written.").format(
-            where=where, reason=decision.reason, found=found
+            where=where, reason=reason_words(decision.why), found=found
         )

@@ -10,9 +10,10 @@ from PySide6.QtGui import QAction, QActionGroup, QFont
 from PySide6.QtWidgets import QHBoxLayout, QMenu, QSizePolicy, QToolButton, QWidget
 
 from app.bootstrap import Docent
-from app.routing import AutoPolicy
+from app.routing import AutoPolicy, Reason
 from ui.background import Background
 from ui.plain import plain_label, plain_tooltip
+from ui.route_words import reason_words
 
 MODES = ("auto", "local", "cloud")
 
@@ -72,7 +73,7 @@ class ConversationHeader(QWidget):
     def show_title(self, title: str) -> None:
         self.title.setText(title or self.tr("New conversation"))
 
-    def cloud_unavailable(self) -> str | None:
+    def cloud_unavailable(self) -> Reason | None:
         """Why nothing can go to the cloud now: the router's own checks (privacy, a cloud
         model, its health, the budget), on the settings in effect."""
         settings = self.docent.settings
@@ -82,7 +83,7 @@ class ConversationHeader(QWidget):
             self.docent.cloud_session.models,
             self.docent.desk.budget.left_usd,
         )
-        return policy.cloud_unavailable()
+        return policy.cloud_refusal()
 
     def show_choices(self) -> None:
         """The mode in effect ticked and on the button; "Cloud only" off, saying why, where
@@ -92,7 +93,8 @@ class ConversationHeader(QWidget):
         auto, local, cloud = self._words()
         self.actions_by_mode[mode].setChecked(True)
         self.route.setText({"auto": auto, "local": local, "cloud": cloud}[mode])
-        why = self.cloud_unavailable()
+        refusal = self.cloud_unavailable()
+        why = None if refusal is None else reason_words(refusal)
         cloud_only = self.actions_by_mode["cloud"]
         cloud_only.setEnabled(why is None)
         cloud_only.setText(
