@@ -5,6 +5,7 @@ translations` builds it from the tr() strings), Qt's standard buttons and menus 
 from __future__ import annotations
 
 import os
+import sys
 from importlib import resources
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
@@ -33,8 +34,9 @@ def install_translators(app: QCoreApplication, setting: str) -> list[QTranslator
         return []
     ours = QTranslator(app)
     catalogue = resources.files("resources").joinpath("i18n", f"docent_{language}.qm")
-    if not ours.load(str(catalogue)):
-        raise OSError(f"cannot load the {language} translation ({catalogue})")
+    if not ours.load(str(catalogue)):  # a broken install: start in English rather than not
+        print(f"docent: cannot load the {language} translation ({catalogue})", file=sys.stderr)
+        return []
     app.installTranslator(ours)
     qt = QTranslator(app)
     folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
