@@ -39,9 +39,11 @@ _REASONS: dict[str, object] = {
     "draft_ungrounded": QT_TRANSLATE_NOOP(
         "RouteReason", "was {grounded:.0%} grounded in the sources (below {floor:.0%})"
     ),
-    "rescue": QT_TRANSLATE_NOOP("RouteReason", "the local model failed: the cloud answered"),
+    "rescue": QT_TRANSLATE_NOOP(
+        "RouteReason", "the local model failed ({error}): the cloud answered"
+    ),
     "cloud_failed": QT_TRANSLATE_NOOP(
-        "RouteReason", "the cloud failed before its first word: answered here"
+        "RouteReason", "the cloud failed before its first word ({error}): answered here"
     ),
     "cached": QT_TRANSLATE_NOOP("RouteReason", "asked {age_s:.0f} s ago · kept for {ttl_s:g} s"),
     "summary_local": QT_TRANSLATE_NOOP(
@@ -70,8 +72,8 @@ _REASONS: dict[str, object] = {
 
 
 def reason_words(why: Reason) -> str:
-    """The reason in the window's language; a code this window does not know, in English. A
-    failure's own error text is left to the details, which show the full reason."""
+    """The reason in the window's language (a failure's own error text as it came); a code
+    this window does not know, in English."""
     template = _REASONS.get(why.code)
     if template is None:
         return why.text

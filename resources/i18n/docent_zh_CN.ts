@@ -1201,12 +1201,12 @@ then the whole answer&apos;s time, and how fast it was written (tokens a second)
         <translation>仅有 {grounded:.0%} 有来源依据（低于 {floor:.0%}）</translation>
     </message>
     <message>
-        <source>the local model failed: the cloud answered</source>
-        <translation>本地模型出错：改由云端回答</translation>
+        <source>the local model failed ({error}): the cloud answered</source>
+        <translation>本地模型出错（{error}）：改由云端回答</translation>
     </message>
     <message>
-        <source>the cloud failed before its first word: answered here</source>
-        <translation>云端在输出首字前失败：改在本机回答</translation>
+        <source>the cloud failed before its first word ({error}): answered here</source>
+        <translation>云端在输出首字前失败（{error}）：改在本机回答</translation>
     </message>
     <message>
         <source>asked {age_s:.0f} s ago · kept for {ttl_s:g} s</source>

@@ -165,6 +165,8 @@ def test_the_badge_words_every_reason_code_in_chinese(chinese: None, why: Reason
     words = reason_words(why)
     assert HAN.search(words)
     assert words != why.text
+    quoted = [value for value in why.values.values() if isinstance(value, str)]
+    assert all(value in words for value in quoted)  # a server's or a crash's own words
 
 
 def test_the_language_is_chosen_on_the_general_page_for_the_next_start(

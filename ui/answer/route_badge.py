@@ -316,7 +316,8 @@ class RouteBadge(QWidget):
             f"{self._route} — {where(self._route, self._model)}",
         )
         details.add(QCoreApplication.translate("RouteBadge", "Model"), self._model)
-        details.add(QCoreApplication.translate("RouteBadge", "Why"), self._reason)
+        why = self._reason if self._why is None else reason_words(self._why)
+        details.add(QCoreApplication.translate("RouteBadge", "Why"), why)
         if self._searched_for and self._searched_for != self.question:
             details.add(
                 QCoreApplication.translate("RouteBadge", "Searched for"),
