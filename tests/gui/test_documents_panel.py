@@ -1,19 +1,37 @@
 """The documents panel: names kept whole to their end, size, pages and when each document was
-indexed, and a progress bar for the step that runs (parsing, embedding, OCR)."""
+indexed, a progress bar for the step that runs (reading, OCR, embedding), each state as a mark
+and a word; above it "Library · 3", a filter and Add."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from PySide6.QtGui import QColor, QPalette
+import pytest
+import qasync
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QColor, QImage, QPalette
+from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
 
 from app.index import DocumentInfo
-from app.intake import FileIndexed, FileStarted, OcrProgress, PagesParsed
-from ui.library.documents_panel import INDEXED, NAME, PAGES, SIZE, STATUS, DocumentsPanel
+from app.intake import FileFailed, FileIndexed, FileStarted, OcrProgress, PagesParsed
+from tests.documents import write_pdf
+from tests.gui.conftest import main_window, tooltip_shows
+from ui.library.documents_panel import (
+    BAR_HEIGHT,
+    INDEXED,
+    NAME,
+    PAGES,
+    SIZE,
+    STATUS,
+    DocumentsPanel,
+)
+from ui.looks import SIDEBAR_MARGIN
+from ui.window.main_window import MainWindow
 
 LONG_NAME = "Quarterly report of the northern region, final version (signed) 2026.pdf"
 PATH = Path("/docs") / LONG_NAME
@@ -36,13 +54,14 @@ STORED = DocumentInfo(
 
 
 def _bar_share(panel: DocumentsPanel, path: Path) -> float:
-    """How much of the status cell is painted in the highlight colour (the bar's filled part)."""
+    """How much of the status cell's foot is painted in the highlight colour (the bar's filled
+    part)."""
     rect = panel.visualItemRect(panel.row(path))
     left = panel.header().sectionPosition(STATUS)
     width = panel.header().sectionSize(STATUS)
     image = panel.viewport().grab().toImage()
     highlight = panel.palette().color(QPalette.ColorRole.Highlight)
-    y = rect.center().y()
+    y = rect.bottom() - BAR_HEIGHT + 1
     filled = sum(
         1 for x in range(left, left + width) if _near(QColor(image.pixel(x, y)), highlight)
     )
@@ -63,23 +82,28 @@ def test_a_document_shows_its_steps_as_progress_then_its_size_pages_and_date(
     qtbot.waitExposed(panel)
 
     panel.apply(FileStarted(PATH, 1, 1))
-    assert panel.status(PATH) == "parsing"
+    assert panel.status(PATH) == "Reading"
     assert panel.progress(PATH) is None
     panel.apply(PagesParsed(PATH, 10, 40))
-    assert panel.status(PATH) == "parsing 10/40 pages"
+    assert panel.status(PATH) == "Reading 10/40"
+    assert tooltip_shows(panel.status_tip(PATH)) == "Reading its text: 10 of 40 pages."
     assert panel.progress(PATH) == (10, 40)
     quarter = _bar_share(panel, PATH)
     panel.apply(PagesParsed(PATH, 30, 40))
     assert _bar_share(panel, PATH) > 2 * quarter > 0  # the bar grows with the pages parsed
 
     panel.apply(FileIndexed(PATH, 7, 42, 120, None))
-    assert panel.status(PATH) == "keyword-searchable"
+    assert panel.status(PATH) == "Searchable (improving…)"
+    assert tooltip_shows(panel.status_tip(PATH)).startswith(
+        "Keyword search works on it now; semantic search"
+    )
     assert panel.progress(PATH) is None
     assert panel.row(PATH).text(PAGES) == "42"
 
     panel.show_library([STORED])
     row = panel.row(PATH)
-    assert panel.status(PATH) == "embedding 30/120"
+    assert panel.status(PATH) == "Searchable (improving…)"  # embedding: the bar says how far
+    assert tooltip_shows(panel.status_tip(PATH)).endswith("\n30 of 120 passages embedded.")
     assert panel.progress(PATH) == (30, 120)
     assert row.text(SIZE) == "1.2 MB"
     assert row.text(INDEXED) in ("2026-11-20", "2026-11-21")  # in local time: the date
@@ -90,7 +114,7 @@ def test_a_document_shows_its_steps_as_progress_then_its_size_pages_and_date(
     now = datetime.now(UTC).isoformat(timespec="seconds")
     panel.show_library([replace(STORED, embedded=120, indexed_at=now)])
     assert re.fullmatch(r"\d\d:\d\d", row.text(INDEXED))  # indexed today: the time
-    assert panel.status(PATH) == "ready"
+    assert panel.status(PATH) == "Ready"
     assert panel.progress(PATH) is None
     assert _bar_share(panel, PATH) == 0
 
@@ -102,7 +126,7 @@ def test_ocr_runs_as_a_bar_and_a_long_name_keeps_its_end(qtbot: QtBot) -> None:
     panel.show()
     qtbot.waitExposed(panel)
     panel.apply(OcrProgress(PATH, 7, 1, 4))
-    assert panel.status(PATH) == "OCR 1/4 pages"
+    assert panel.status(PATH) == "OCR 1/4"
     assert panel.progress(PATH) == (1, 4)
     panel.apply(OcrProgress(PATH, 7, 4, 4))
     assert panel.progress(PATH) is None
@@ -112,3 +136,82 @@ def test_ocr_runs_as_a_bar_and_a_long_name_keeps_its_end(qtbot: QtBot) -> None:
     )
     assert shown.endswith("2026.pdf")  # elided in the middle: the extension and date stay
     assert "…" in shown
+
+
+def test_each_state_has_its_mark_and_word_and_a_failure_its_whole_reason(
+    qtbot: QtBot,
+) -> None:
+    panel = DocumentsPanel()
+    qtbot.addWidget(panel)
+    scan, locked = Path("/docs/scan.png"), Path("/docs/locked.pdf")
+    marks: dict[str, QImage] = {}
+    assert panel.status(PATH) == "Queued"
+    marks["queued"] = panel.row(PATH).icon(STATUS).pixmap(16).toImage()
+    panel.apply(FileIndexed(PATH, 7, 42, 120, None))
+    marks["working"] = panel.row(PATH).icon(STATUS).pixmap(16).toImage()
+    panel.show_library([replace(STORED, embedded=120)])
+    marks["ready"] = panel.row(PATH).icon(STATUS).pixmap(16).toImage()
+    reason = "encrypted: it needs a password, and Docent cannot index it"
+    panel.apply(FileFailed(locked, reason))
+    marks["failed"] = panel.row(locked).icon(STATUS).pixmap(16).toImage()
+    drawn = list(marks.values())  # four different drawings, not one icon
+    assert all(drawn[i] != drawn[j] for i in range(4) for j in range(i + 1, 4))
+    assert panel.status(locked) == "Failed — encrypted"
+    assert tooltip_shows(panel.status_tip(locked)) == reason
+    panel.show_library([replace(STORED, path=str(locked))])  # a failure stays said
+    assert panel.status(locked) == "Failed — encrypted"
+
+    # A file type's icon, one per family: PDFs alike, a scan unlike them.
+    pdf = panel.row(PATH).icon(NAME).pixmap(16).toImage()
+    assert panel.row(locked).icon(NAME).pixmap(16).toImage() == pdf
+    assert panel.row(scan).icon(NAME).pixmap(16).toImage() != pdf
+
+
+@pytest.fixture
+def window(qapp: QApplication, loop: qasync.QEventLoop) -> Iterator[MainWindow]:
+    yield from main_window(loop, embeddings=False)
+
+
+def test_the_library_header_counts_and_filters_as_typed(
+    window: MainWindow, loop: qasync.QEventLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
+    pane = window.library
+    assert pane.label.text() == "Library · 0"
+    files = [write_pdf(tmp_path / f"{name}.pdf") for name in ("report", "fleet", "Report 2025")]
+    loop.run_until_complete(window.add_paths(files))
+    assert pane.label.text() == "Library · 3"
+    # In the sidebar's narrow default, the names keep the room; size and date come back wider.
+    assert window.documents.width() < 480
+    assert window.documents.isColumnHidden(SIZE)
+    assert window.documents.isColumnHidden(INDEXED)
+    assert window.documents.header().sectionSize(NAME) > 100
+    # The sidebar's sections share one left edge.
+    left = window.documents.mapTo(pane, QPoint(0, 0)).x()
+    assert left == pane.label.mapTo(pane, QPoint(0, 0)).x() == SIDEBAR_MARGIN
+
+    qtbot.keyClicks(pane.filter, "REP")  # any case, each key at once
+    assert _names_shown(window.documents) == ["report.pdf", "Report 2025.pdf"]
+    assert pane.label.text() == "Library · 2 of 3"
+    pane.filter.clear()
+    assert pane.label.text() == "Library · 3"
+    assert _names_shown(window.documents) == ["report.pdf", "fleet.pdf", "Report 2025.pdf"]
+    window.documents.forget(str(files[1]))
+    qtbot.waitUntil(lambda: pane.label.text() == "Library · 2")
+
+
+def test_the_library_header_adds_documents(
+    window: MainWindow, loop: qasync.QEventLoop, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The file dialog (Qt's, not Docent's to test) answers with a report.
+    report = write_pdf(tmp_path / "report.pdf")
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames", lambda *_: ([str(report)], ""))
+    window.library.add_button.click()
+    assert window.indexing is not None
+    loop.run_until_complete(window.indexing)
+    assert window.documents.status(report) == "Searchable (improving…)"  # keyword-only here
+    assert window.library.label.text() == "Library · 1"
+
+
+def _names_shown(panel: DocumentsPanel) -> list[str]:
+    rows = (panel.topLevelItem(index) for index in range(panel.topLevelItemCount()))
+    return [row.text(NAME) for row in rows if not row.isHidden()]

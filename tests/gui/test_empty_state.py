@@ -42,8 +42,8 @@ def test_the_drop_zone_takes_files_and_folders(
     assert with_dropped == [[folder, alone]]
     assert window.indexing is not None
     loop.run_until_complete(window.indexing)
-    assert window.documents.status(inside) == "ready"
-    assert window.documents.status(alone) == "ready"
+    assert window.documents.status(inside) == "Ready"
+    assert window.documents.status(alone) == "Ready"
 
     mime = QMimeData()
     mime.setText("not a file")

@@ -90,7 +90,7 @@ def test_add_ask_and_open_the_cited_page_by_keyboard_alone(
     press(Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
     assert window.indexing is not None
     loop.run_until_complete(window.indexing)
-    assert window.documents.status(report) == "ready"
+    assert window.documents.status(report) == "Ready"
 
     # Round the window once: the sidebar, the start page, and back to the question.
     passed = tab_to(lambda widget: widget is window.question)

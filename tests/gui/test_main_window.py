@@ -46,13 +46,14 @@ def test_dropped_files_index_and_a_bad_one_shows_its_reason(
     drag_over(window, report, locked)
     drop(window, report, locked)
     assert not window.drop_overlay.isVisible()
-    assert window.documents.status(report) == "queued"
+    assert window.documents.status(report) == "Queued"
     assert window.indexing is not None
     loop.run_until_complete(window.indexing)
-    assert window.documents.status(report) == "ready"
+    assert window.documents.status(report) == "Ready"
     assert window.documents.row(report).text(1) == "4"  # pages
-    assert window.documents.status(locked) == (
-        "failed: encrypted: it needs a password, and Docent cannot index it"
+    assert window.documents.status(locked) == "Failed — encrypted"  # the reason's head
+    assert tooltip_shows(window.documents.status_tip(locked)) == (
+        "encrypted: it needs a password, and Docent cannot index it"
     )
     # The failure stays in the bell once the status bar has moved on.
     window.statusBar().showMessage("something else")
@@ -174,7 +175,7 @@ def test_a_crash_of_the_local_model_costs_one_answer_and_the_next_runs_on_safe_s
     assert failed.badge.text() == f"failed: {reason}"
     assert failed.answer.toPlainText().endswith(f"[failed: {reason}]")
     assert window.question.toPlainText() == question  # kept: Enter asks again
-    assert window.documents.status(report) == "ready"
+    assert window.documents.status(report) == "Ready"
     assert window.model_notice is not None
     notice = window.model_notice.text()
     assert "crashed (segmentation fault) before its first token on this computer" in notice
@@ -249,7 +250,7 @@ def test_context_menu_actions_remove_and_reindex(
     window.documents.reindex_requested.emit([str(report)])
     assert window.indexing is not None
     loop.run_until_complete(window.indexing)
-    assert window.documents.status(report) == "ready"
+    assert window.documents.status(report) == "Ready"
     window.documents.remove_requested.emit([str(fleet)])
     loop.run_until_complete(window.wait_for_tasks())
     names = [d.name for d in loop.run_until_complete(window.docent.library.documents())]

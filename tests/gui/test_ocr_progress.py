@@ -36,8 +36,8 @@ def test_the_documents_panel_shows_ocr_progress_until_the_scan_is_ready(
     window.documents.itemChanged.disconnect(changed)
 
     ocr = [status for status in shown if status.startswith("OCR")]
-    assert ocr[:1] == ["OCR 0/2 pages"]
-    assert "OCR 1/2 pages" in ocr
-    assert shown.index("OCR 1/2 pages") < len(shown) - 1
-    assert shown[-1] == window.documents.status(scan) == "ready"
+    assert ocr[:1] == ["OCR 0/2"]
+    assert "OCR 1/2" in ocr
+    assert shown.index("OCR 1/2") < len(shown) - 1
+    assert shown[-1] == window.documents.status(scan) == "Ready"
     assert (window.documents.chunks(scan) or 0) > 0

@@ -70,7 +70,7 @@ def test_watched_folders_follow_changes_live_and_while_closed(
             lambda: os.replace(write_pdf(tmp_path / "draft.pdf"), arrived),  # a finished copy
             lambda: str(arrived) in disk.documents,
         )
-        assert window.documents.status(arrived) != "queued"
+        assert window.documents.status(arrived) != "Queued"
         before = disk.documents[str(notes)].sha256
         await disk.after(
             lambda: notes.write_text("# Notes\n\nInvoices are kept ten years.\n"),

@@ -65,9 +65,11 @@ from ui.answer.source_cards import Thumbnails
 from ui.answer.turn_card import TurnCard
 from ui.answer.turns import TurnsView
 from ui.background import Background
+from ui.library.adding_banner import AddingBanner
 from ui.library.documents_panel import DocumentsPanel
 from ui.library.empty_state import EmptyState, dropped_paths
 from ui.library.indexing_bar import IndexingBar
+from ui.library.library_pane import LibraryPane
 from ui.plain import plain_label, plain_tooltip
 from ui.settings.mcp_serving import McpServing
 from ui.shortcuts import show_shortcuts
@@ -128,6 +130,8 @@ class MainWindow(QMainWindow):
         self.indexing_bar.resume_requested.connect(
             lambda: self.background.run(docent.intake.unpause())
         )
+        self.adding = AddingBanner()
+        self.adding.show_requested.connect(self.documents.show_paths)
         self.summaries: list[SummaryDialog] = []
         self.turns = TurnsView(Thumbnails(docent), self.background)
         self.turns.source_clicked.connect(self.show_source)
@@ -189,18 +193,15 @@ class MainWindow(QMainWindow):
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 8)
         right_layout.addWidget(self.header)
+        right_layout.addWidget(self.adding)
         right_layout.addWidget(self.pages, 1)
         right_layout.addLayout(ask_row)
         self.drop_overlay = DropOverlay(right)
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.conversation_list)
-        documents = QWidget()
-        documents_layout = QVBoxLayout(documents)
-        documents_layout.setContentsMargins(0, 0, 0, 0)
-        documents_layout.setSpacing(0)
-        documents_layout.addWidget(self.indexing_bar)
-        documents_layout.addWidget(self.documents, 1)
-        left.addWidget(documents)
+        self.library = LibraryPane(self.documents, self.indexing_bar)
+        self.library.add_requested.connect(self.choose_files)
+        left.addWidget(self.library)
         left.addWidget(self.session)
         left.setSizes([200, 300, 200])
         splitter = QSplitter()
@@ -455,6 +456,8 @@ class MainWindow(QMainWindow):
         for path in paths:
             self.documents.row(path)
         batch = self.docent.intake.add(paths, force=force)
+        if not force:  # a re-index adds nothing
+            self.adding.follow(batch, len(paths))
         self.indexing = self.background.run(self._until_shown(batch))
         return self.indexing
 
@@ -535,6 +538,7 @@ class MainWindow(QMainWindow):
             self._following = self.background.run(follow(), listener=True)
 
     async def _show(self, event: IntakeEvent) -> None:
+        self.adding.apply(event)
         match event:
             case FileFailed(path=path, reason=reason):
                 self.documents.apply(event)
