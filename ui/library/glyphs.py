@@ -70,7 +70,7 @@ def _file_icon(colour: str) -> QIcon:
 @cache
 def state_icon(state: State, colour: str) -> QIcon:
     """A state's mark in `colour` (the palette's, chosen by the caller for its ground): a tick
-    in a ring, a half-filled ring, a hollow ring, a dash, a ring with a bar across."""
+    in a ring, a half-filled ring, a hollow ring, a dash, a cross in a ring."""
     pixmap, painter = _canvas()
     pen = QPen(QColor(colour), 1.6)
     pen.setCapStyle(Qt.PenCapStyle.RoundCap)
