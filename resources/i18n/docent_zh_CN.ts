@@ -2,6 +2,65 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AddingBanner</name>
+    <message>
+        <source>Adding documents</source>
+        <translation>正在添加文档</translation>
+    </message>
+    <message>
+        <source>Show in library</source>
+        <translation>在文档库中显示</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Adding 1 document</source>
+        <translation>正在添加 1 个文档</translation>
+    </message>
+    <message>
+        <source>Adding {n} documents</source>
+        <translation>正在添加 {n} 个文档</translation>
+    </message>
+    <message>
+        <source>{n} ready</source>
+        <translation>{n} 个已就绪</translation>
+    </message>
+    <message>
+        <source>{n} reading</source>
+        <translation>{n} 个正在读取</translation>
+    </message>
+    <message>
+        <source>(page {done}/{total})</source>
+        <translation>（第 {done}/{total} 页）</translation>
+    </message>
+    <message>
+        <source>{n} failed</source>
+        <translation>{n} 个失败</translation>
+    </message>
+    <message>
+        <source>You can ask now; answers improve as they finish.</source>
+        <translation>现在就可以提问；文档读完后回答会更完整。</translation>
+    </message>
+    <message>
+        <source>You can ask once the first is ready; answers improve as they finish.</source>
+        <translation>第一个文档就绪后即可提问；文档读完后回答会更完整。</translation>
+    </message>
+    <message>
+        <source>1 document added</source>
+        <translation>已添加 1 个文档</translation>
+    </message>
+    <message>
+        <source>{n} documents added</source>
+        <translation>已添加 {n} 个文档</translation>
+    </message>
+    <message>
+        <source>{n} already in the library</source>
+        <translation>{n} 个已在文档库中</translation>
+    </message>
+</context>
+<context>
     <name>BenchmarkWindow</name>
     <message>
         <source>Measures your local model and every configured cloud route the way the field compares them: time to first token by prompt length, prefill and decode speed, and what 1–6 concurrent requests do to each request and to the total. The quick run takes about a minute on a laptop CPU; the full run ten or more. Answers keep working meanwhile, slower.</source>
@@ -189,6 +248,10 @@
         <translation>重命名…</translation>
     </message>
     <message>
+        <source>Export as Markdown…</source>
+        <translation>导出为 Markdown…</translation>
+    </message>
+    <message>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -201,8 +264,115 @@
         <translation>标题：</translation>
     </message>
     <message>
+        <source>Export conversation</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
         <source>Deleted “{title}”</source>
         <translation>已删除“{title}”</translation>
+    </message>
+</context>
+<context>
+    <name>DocumentsPanel</name>
+    <message>
+        <source>Document</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <source>Pages</source>
+        <translation>页数</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Indexed</source>
+        <translation>索引时间</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Documents</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <source>Searchable (improving…)</source>
+        <translation>可搜索（完善中…）</translation>
+    </message>
+    <message>
+        <source>Queued</source>
+        <translation>排队中</translation>
+    </message>
+    <message>
+        <source>Reading</source>
+        <translation>读取中</translation>
+    </message>
+    <message>
+        <source>Reading {done}/{total}</source>
+        <translation>读取中 {done}/{total}</translation>
+    </message>
+    <message>
+        <source>Reading its text: {done} of {total} pages.</source>
+        <translation>正在读取文本：第 {done} 页，共 {total} 页。</translation>
+    </message>
+    <message>
+        <source>Unchanged</source>
+        <translation>未更改</translation>
+    </message>
+    <message>
+        <source>Skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <source>Failed — {why}</source>
+        <translation>失败 — {why}</translation>
+    </message>
+    <message>
+        <source>{chunks} passages, {embedded} with embeddings</source>
+        <translation>{chunks} 个段落，{embedded} 个已向量化</translation>
+    </message>
+    <message>
+        <source>Keyword and semantic search both work on it.</source>
+        <translation>关键词搜索和语义搜索都可用。</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>Reading the scanned pages&apos; text (OCR): {done} of {total} pages. The pages read so far are searchable.</source>
+        <translation>正在识别扫描页的文字（OCR）：第 {done} 页，共 {total} 页。已识别的页面可以搜索。</translation>
+    </message>
+    <message>
+        <source>OCR {done}/{total}</source>
+        <translation>OCR {done}/{total}</translation>
+    </message>
+    <message>
+        <source>Keyword search works on it now; semantic search (by meaning, not only by words) comes once embedding finishes.</source>
+        <translation>现在已可按关键词搜索；向量化完成后还可按语义（按意思而不只是字词）搜索。</translation>
+    </message>
+    <message>
+        <source>{done} of {total} passages embedded.</source>
+        <translation>已向量化 {done}/{total} 个段落。</translation>
+    </message>
+    <message>
+        <source>Summarize…</source>
+        <translation>摘要…</translation>
+    </message>
+    <message>
+        <source>Re-index</source>
+        <translation>重新索引</translation>
+    </message>
+    <message>
+        <source>Remove from library</source>
+        <translation>从文档库中移除</translation>
     </message>
 </context>
 <context>
@@ -511,7 +681,42 @@ Docent 在本机读取它们，回答时注明所用的页码。</translation>
     </message>
 </context>
 <context>
+    <name>LibraryPane</name>
+    <message>
+        <source>Add…</source>
+        <translation>添加…</translation>
+    </message>
+    <message>
+        <source>Add documents</source>
+        <translation>添加文档</translation>
+    </message>
+    <message>
+        <source>Add documents ({key})</source>
+        <translation>添加文档（{key}）</translation>
+    </message>
+    <message>
+        <source>Filter by name</source>
+        <translation>按名称筛选</translation>
+    </message>
+    <message>
+        <source>Filter documents by name</source>
+        <translation>按名称筛选文档</translation>
+    </message>
+    <message>
+        <source>Library · {total}</source>
+        <translation>文档库 · {total}</translation>
+    </message>
+    <message>
+        <source>Library · {shown} of {total}</source>
+        <translation>文档库 · {shown}/{total}</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
+    <message>
+        <source>Exported the conversation to {path}</source>
+        <translation>对话已导出到 {path}</translation>
+    </message>
     <message>
         <source>Add documents…</source>
         <translation>添加文档…</translation>
@@ -679,6 +884,10 @@ Docent 在本机读取它们，回答时注明所用的页码。</translation>
     <message>
         <source>{title} — Docent</source>
         <translation>{title} — Docent</translation>
+    </message>
+    <message>
+        <source>Editing a question: sending it replaces its answer and the ones after it</source>
+        <translation>正在编辑问题：发送后将替换它的回答及之后的所有回答</translation>
     </message>
     <message>
         <source>Your answer is ready: {question}</source>
@@ -1862,8 +2071,32 @@ No answer was written.</source>
 <context>
     <name>TurnCard</name>
     <message>
+        <source>Question</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>Edit question</source>
+        <translation>编辑问题</translation>
+    </message>
+    <message>
+        <source>Copy question</source>
+        <translation>复制问题</translation>
+    </message>
+    <message>
         <source>Progress</source>
         <translation>进度</translation>
+    </message>
+    <message>
+        <source>Copy answer with its sources</source>
+        <translation>复制回答及其来源</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>⇪ What was sent to the cloud</source>
+        <translation>⇪ 发送到云端的内容</translation>
     </message>
     <message>
         <source>Searching your documents…</source>
@@ -1872,6 +2105,14 @@ No answer was written.</source>
     <message>
         <source>☁ Set up a cloud model to re-ask there…</source>
         <translation>☁ 设置云端模型以在云端重新提问…</translation>
+    </message>
+    <message>
+        <source>↻ Re-ask with the cloud route</source>
+        <translation>↻ 用云端模型重新提问</translation>
+    </message>
+    <message>
+        <source>↻ Re-ask on this computer</source>
+        <translation>↻ 在本机重新提问</translation>
     </message>
     <message>
         <source>Found no passages in your documents</source>
