@@ -133,7 +133,8 @@ def test_cards_stand_off_the_canvas_in_light_and_dark_and_meta_text_is_muted(
         base = palette.color(QPalette.ColorRole.Base)
         qtbot.waitUntil(lambda base=base: view.palette().color(QPalette.ColorRole.Base) == base)
         image = view.grab().toImage()
-        on_card = image.pixelColor(card.mapTo(view, card.rect().topRight() + QPoint(-20, 20)))
+        # In the card's margin: its top right holds the question's buttons.
+        on_card = image.pixelColor(card.mapTo(view, card.rect().bottomLeft() + QPoint(5, -5)))
         on_canvas = image.pixelColor(view.width() // 2, view.height() - 8)  # below the card
         assert on_canvas == canvas_colour(palette)
         assert on_card == card_colour(palette)
