@@ -35,7 +35,7 @@ from app.errors import DocentError
 from app.index import ConversationInfo, ConversationMatch, HistoryEntry, Library
 from app.llm.chat_model import LocalChatModel, shown_name
 from app.llm.engine import CancelToken
-from app.routing import AutoPolicy, RetrievalConfidence, Route, RouteDecision
+from app.routing import AutoPolicy, Reason, RetrievalConfidence, Route, RouteDecision
 from app.settings import RoutingSettings, Settings
 from app.workers import Subscription, import_later, publish
 
@@ -163,6 +163,11 @@ class Desk:
         return RoutePreview(
             policy.decide(question, passages), RetrievalConfidence.read(passages), len(passages)
         )
+
+    def cloud_refusal(self) -> Reason | None:
+        """Why no question could go to the cloud now (None: one could): the router's own
+        checks on the settings in effect, for a front end to say beside "Cloud only"."""
+        return self._policy(shown_name(self._chat.settings.chat_model)).cloud_refusal()
 
     async def summary(
         self, document_id: int, chapter: str | None = None, progress: Progress | None = None

@@ -39,6 +39,7 @@ from app.answering import (
     Waiting,
 )
 from app.answering.metrics import AnswerMetrics
+from app.answering.metrics import describe_cost as cost_words
 from app.routing import Reason
 from ui.plain import plain_label, plain_tooltip
 from ui.route_words import reason_words, route_word
@@ -73,7 +74,7 @@ def describe_cost(route: str, cost_usd: float | None) -> str:
         return QCoreApplication.translate("RouteBadge", "cost unknown")
     if route in FREE_ROUTES and cost_usd == 0:
         return QCoreApplication.translate("RouteBadge", "free")
-    return f"${cost_usd:.4f}"
+    return cost_words(cost_usd)
 
 
 def _rate(tokens_per_s: float) -> str:

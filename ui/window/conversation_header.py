@@ -10,7 +10,6 @@ from PySide6.QtGui import QAction, QActionGroup, QFont
 from PySide6.QtWidgets import QHBoxLayout, QMenu, QSizePolicy, QToolButton, QWidget
 
 from app.bootstrap import Docent
-from app.routing import AutoPolicy, Reason
 from ui.background import Background
 from ui.plain import plain_label, plain_tooltip
 from ui.route_words import reason_words
@@ -73,18 +72,6 @@ class ConversationHeader(QWidget):
     def show_title(self, title: str) -> None:
         self.title.setText(title or self.tr("New conversation"))
 
-    def cloud_unavailable(self) -> Reason | None:
-        """Why nothing can go to the cloud now: the router's own checks (privacy, a cloud
-        model, its health, the budget), on the settings in effect."""
-        settings = self.docent.settings
-        policy = AutoPolicy(
-            settings.routing,
-            settings.local.chat_model,
-            self.docent.cloud_session.models,
-            self.docent.desk.budget.left_usd,
-        )
-        return policy.cloud_refusal()
-
     def show_choices(self) -> None:
         """The mode in effect ticked and on the button; "Cloud only" off, saying why, where
         the router could send nothing to the cloud."""
@@ -93,7 +80,7 @@ class ConversationHeader(QWidget):
         auto, local, cloud = self._words()
         self.actions_by_mode[mode].setChecked(True)
         self.route.setText({"auto": auto, "local": local, "cloud": cloud}[mode])
-        refusal = self.cloud_unavailable()
+        refusal = self.docent.desk.cloud_refusal()
         why = None if refusal is None else reason_words(refusal)
         cloud_only = self.actions_by_mode["cloud"]
         cloud_only.setEnabled(why is None)
@@ -104,7 +91,7 @@ class ConversationHeader(QWidget):
         self.actions_by_mode["auto"].setText(
             auto if why is None else self.tr("{mode} (on this computer for now)").format(mode=auto)
         )
-        self.set_up.setVisible(not settings.cloud.providers and not settings.cloud.servers)
+        self.set_up.setVisible(not settings.cloud.configured)
         self.route.setToolTip(
             plain_tooltip(
                 self.tr("Where the next answers run: {mode}").format(
