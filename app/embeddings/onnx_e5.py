@@ -68,9 +68,9 @@ __all__ = [
 # arithmetic, the same bytes on every machine. The word table (4-bit, 60 MB) is one file beside
 # the model, the same for every variant, mapped by onnxruntime rather than copied.
 MODEL_SHA256: dict[str, str] = {
-    "int8": "ef9815c535bd7482a125a06d7e8d5efb9dcb9fcc0870b133b56604ce20742493",
-    "q4": "d4ef522a523543592364ff6d07b336022427abf704ab78019c31ffe5af0ef63a",
-    "fp32": "c56a6fc396c849a6fe4ecd9cb23acc9a33a58c7e1e95a8f4a1a31610fab970c6",
+    "int8": "e2fdc0b4da0e32fd6dfd0cf042a5d8d9549a2246f028180e057a5f43278f5353",
+    "q4": "9913286e9fcf26211b018926fee62a7519abc960cd9ab5743e8549b52ac59fde",
+    "fp32": "8568eafbf4b99f13f038dd5e9fda485eb2c943f1f251e4bde5a06c715799a4db",
 }
 WORDS_SHA256 = "01f7f6e76aaa4afcbd9b0b0c3abf4536f9cbb9d00acbfa989bcad67f08fe4596"
 DEFAULT_VARIANT: Variant = "int8"
@@ -120,7 +120,17 @@ def ensure_onnx_model(
         partial.write_bytes(built)
         os.replace(partial, path)
         _stamp(path, expected, Path(cache_dir))  # its bytes were just checked
+    _remove_older_builds(model, variant)
     return model
+
+
+def _remove_older_builds(model: Path, variant: Variant) -> None:
+    """An upgrade that changes the graph builds a new file: the old one's 22 MB (and its stamp)
+    would stay behind for ever."""
+    for old in model.parent.glob(f"e5-small-{variant}-*.onnx*"):
+        if not old.name.startswith(model.name):
+            with contextlib.suppress(OSError):  # in use where files cannot be deleted (Windows)
+                old.unlink()
 
 
 @dataclass(frozen=True, slots=True)

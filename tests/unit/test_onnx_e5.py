@@ -278,3 +278,17 @@ def test_a_damaged_cached_model_is_rebuilt(damaged: str, tmp_path: Path, built: 
     assert sorted(path.name for path in cache.iterdir()) == sorted(  # no partial file left
         built_files + stamps
     )
+
+
+def test_an_upgrade_that_changes_the_graph_removes_the_older_build(tmp_path: Path) -> None:
+    cache = tmp_path / "models"
+    cache.mkdir()
+    older = cache / "e5-small-int8-0123456789abcdef.onnx"  # what an earlier version built
+    older.write_bytes(b"an older graph")
+    (cache / f"{older.name}.verified").write_text("{}")
+    other_variant = cache / "e5-small-fp32-0123456789abcdef.onnx"
+    other_variant.write_bytes(b"kept: another variant's file")
+    assert ensure_onnx_model(WEIGHTS, cache) == model_file(cache)
+    left = {path.name for path in cache.iterdir()}
+    assert not {older.name, f"{older.name}.verified"} & left
+    assert {other_variant.name, model_file(cache).name} <= left
