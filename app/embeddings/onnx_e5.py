@@ -68,7 +68,7 @@ __all__ = [
 # arithmetic, the same bytes on every machine. The word table (4-bit, 60 MB) is one file beside
 # the model, the same for every variant, mapped by onnxruntime rather than copied.
 MODEL_SHA256: dict[str, str] = {
-    "int8": "e2fdc0b4da0e32fd6dfd0cf042a5d8d9549a2246f028180e057a5f43278f5353",
+    "int8": "9c09277d2b8004d30f2a91cf4c731f48f4d990a0f930e1646808363714dfc4fb",
     "q4": "9913286e9fcf26211b018926fee62a7519abc960cd9ab5743e8549b52ac59fde",
     "fp32": "8568eafbf4b99f13f038dd5e9fda485eb2c943f1f251e4bde5a06c715799a4db",
 }
