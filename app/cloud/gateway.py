@@ -9,10 +9,8 @@ on; no error message ever contains a key.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import os
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -22,8 +20,16 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
-from app.cjk import estimate_tokens
 from app.errors import DocentError
+from app.llm.openai_stream import (
+    Endpoint,
+    RateLimited,
+    StreamEnd,
+    StreamError,
+    Timeouts,
+    counts,
+    stream_chat,
+)
 
 PROVIDERS_VARIABLE = "DOCENT_GATEWAY_PROVIDERS"
 KEY_VARIABLE_PREFIX = "DOCENT_GATEWAY_KEY_"
@@ -99,13 +105,6 @@ def keys_environment(providers: Sequence[Provider]) -> dict[str, str]:
     return {key_variable(p.name): p.key for p in providers if p.key}
 
 
-@dataclass(frozen=True, slots=True)
-class Timeouts:
-    connect_s: float = 10.0
-    first_token_s: float = 60.0
-    total_s: float = 300.0
-
-
 Relay = Callable[[str], Awaitable[None]]
 
 
@@ -116,11 +115,11 @@ class OpenAICompatibleGateway:
         self,
         providers: Sequence[Provider],
         client: httpx.AsyncClient,
-        timeouts: Timeouts = Timeouts(),
+        timeouts: Timeouts | None = None,
     ) -> None:
         self.providers = list(providers)
         self.client = client
-        self.timeouts = timeouts
+        self.timeouts = timeouts or Timeouts()
 
     def resolve(self, model: str) -> tuple[Provider, str]:
         """`provider/model`, or a model name that one provider lists."""
@@ -165,125 +164,42 @@ class OpenAICompatibleGateway:
         for attempt in (1, 2):
             try:
                 return await self._stream(provider, model, body, relay)
-            except _RateLimited as limited:
+            except RateLimited as limited:
                 if attempt == 2 or limited.wait_s is None or limited.wait_s > _LONGEST_RETRY_WAIT_S:
-                    after = f"; it asks to wait {limited.wait_s:g} s" if limited.wait_s else ""
-                    raise ProviderError(
-                        f"{provider.name} is rate-limiting requests (HTTP 429){after}"
-                    ) from None
+                    raise ProviderError(str(limited)) from None
                 await asyncio.sleep(limited.wait_s)  # honour Retry-After, once
         raise AssertionError("unreachable")
 
     async def _stream(
         self, provider: Provider, model: str, body: dict[str, Any], relay: Relay
     ) -> ChatResult:
-        headers = {"Authorization": f"Bearer {provider.key}"} if provider.key else {}
-        url = f"{provider.base_url}/chat/completions"
-        timeout = httpx.Timeout(
-            self.timeouts.total_s, connect=self.timeouts.connect_s, read=self.timeouts.first_token_s
-        )
+        endpoint = Endpoint(provider.name, provider.base_url, provider.key)
         text: list[str] = []
-        finish_reason: str | None = None
-        usage: dict[str, Any] | None = None
-        served_model = model
-        completion_chunks = 0
+        end: StreamEnd | None = None
         try:
-            async with self.client.stream(
-                "POST", url, json=body, headers=headers, timeout=timeout
-            ) as response:
-                if response.status_code != 200:
-                    await _raise_for_status(provider, model, response)
-                async for line in response.aiter_lines():
-                    if not line.startswith("data:"):
-                        continue
-                    data = line[5:].strip()
-                    if data == "[DONE]":
-                        break
-                    chunk = json.loads(data)
-                    served_model = chunk.get("model") or served_model
-                    usage = chunk.get("usage") or usage
-                    for choice in chunk.get("choices") or []:
-                        delta = (choice.get("delta") or {}).get("content")
-                        if delta:
-                            completion_chunks += 1
-                            text.append(delta)
-                            await relay(delta)
-                        finish_reason = choice.get("finish_reason") or finish_reason
-        except httpx.ConnectError:
-            raise ProviderError(f"cannot reach {provider.name} at {provider.base_url}") from None
-        except httpx.ConnectTimeout:
-            raise ProviderError(
-                f"cannot connect to {provider.name} within {self.timeouts.connect_s:g} s"
-            ) from None
-        except httpx.TimeoutException:
-            waited = "started answering" if not text else "sent the next part of the answer"
-            raise ProviderError(
-                f"{provider.name} has not {waited} within {self.timeouts.first_token_s:g} s"
-            ) from None
-        except (httpx.RemoteProtocolError, httpx.ReadError):
-            finish_reason = None  # the connection dropped: reported as a cut stream below
-        except json.JSONDecodeError:
-            raise ProviderError(f"{provider.name} sent a malformed stream") from None
-        if finish_reason is None:
-            received = sum(len(part) for part in text)
-            raise ProviderError(
-                f"the stream from {provider.name} was cut off mid-answer "
-                f"after {received} characters"
-            )
-        answer = "".join(text)
+            async for part in stream_chat(self.client, endpoint, body, self.timeouts, model=model):
+                if isinstance(part, StreamEnd):
+                    end = part
+                else:
+                    text.append(part)
+                    await relay(part)
+        except RateLimited:
+            raise
+        except StreamError as error:
+            raise ProviderError(str(error)) from None
+        assert end is not None  # the stream ends with one
+        tokens = counts(end, [message["content"] for message in body["messages"]])
         return ChatResult(
-            text=answer,
-            model=served_model,
+            text="".join(text),
+            model=end.model,
             provider=provider.name,
-            finish_reason=finish_reason,
-            usage=_usage(usage, body["messages"], completion_chunks),
+            finish_reason=end.finish_reason,
+            usage=Usage(
+                prompt_tokens=tokens.prompt_tokens,
+                completion_tokens=tokens.completion_tokens,
+                estimated=tokens.estimated,
+            ),
         )
-
-
-class _RateLimited(Exception):
-    def __init__(self, wait_s: float | None) -> None:
-        super().__init__()
-        self.wait_s = wait_s
-
-
-async def _raise_for_status(provider: Provider, model: str, response: httpx.Response) -> None:
-    status = response.status_code
-    if status == 429:
-        raise _RateLimited(_retry_after(response.headers.get("retry-after")))
-    detail = (await response.aread()).decode("utf-8", "replace").strip()[:200]
-    if provider.key:
-        detail = detail.replace(provider.key, "…")
-    if status in (401, 403):
-        message = f"{provider.name} rejected the API key (HTTP {status})"
-    elif status == 404:
-        message = f"{provider.name} does not know the model {model!r} (HTTP 404)"
-    elif status >= 500:
-        message = f"{provider.name} failed with a server error (HTTP {status})"
-    else:
-        message = f"{provider.name} refused the request (HTTP {status})"
-    raise ProviderError(f"{message}: {detail}" if detail else message)
-
-
-def _retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        when = email.utils.parsedate_to_datetime(value)
-        return max(0.0, when.timestamp() - time.time()) if when else None
-
-
-def _usage(reported: dict[str, Any] | None, messages: list[dict[str, str]], chunks: int) -> Usage:
-    if reported and "prompt_tokens" in reported:
-        return Usage(
-            prompt_tokens=int(reported["prompt_tokens"]),
-            completion_tokens=int(reported.get("completion_tokens", chunks)),
-            estimated=False,
-        )
-    # Some servers (llama.cpp's among them) send no usage when streaming: count it ourselves.
-    prompt = sum(estimate_tokens(message["content"]) for message in messages)
-    return Usage(prompt_tokens=prompt, completion_tokens=chunks, estimated=True)
 
 
 def build_server(gateway: OpenAICompatibleGateway) -> MCPServer:
