@@ -58,7 +58,9 @@ class Docent:
         self.intake = Intake(self.library, self.reader, self.ocr_reader)
         # Safe settings a crash chose, per model, remembered on this machine (app/llm/safety.py).
         safety = SafetyMemory(paths.engine_safety)
-        self.chat = LocalChatModel(settings.local, self.catalog, paths.models_dir, safety)
+        self.chat = LocalChatModel(
+            settings.local, self.catalog, paths.models_dir, safety, self.model_server_key
+        )
         self.cloud_session = CloudSession(settings.cloud, self.open_cloud_routes)
         budget = Budget(self.library, settings.routing.monthly_budget_usd)
         self.desk = Desk(
@@ -117,6 +119,17 @@ class Docent:
             secrets.SecretStore.open, self.paths.config_dir, plaintext_consent=plaintext_consent
         )
         return store
+
+    async def model_server_key(self) -> str | None:
+        """The key of the model server the local route answers on (None: none, or the
+        keychain cannot be read: the server then says it wants one)."""
+        secrets = await import_later("app.secrets")
+        store = await self.secret_store()
+        try:
+            key: str | None = await asyncio.to_thread(store.get, secrets.model_server_key())
+        except secrets.SecretStoreError:
+            return None
+        return key
 
     async def open_cloud_routes(
         self, cloud: CloudSettings, listener: HealthListener | None = None

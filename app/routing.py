@@ -41,6 +41,9 @@ ENGLISH: dict[str, str] = {
     "draft_ungrounded": "was {grounded:.0%} grounded in the sources (below {floor:.0%})",
     "rescue": "{error}; the cloud answered instead",
     "cloud_failed": "cloud failed before its first token ({error}); answered locally",
+    "server_failed": (
+        "the model server failed before its first token ({error}); answered on this computer"
+    ),
     "cached": "asked {age_s:.0f} s ago; cached for {ttl_s:g} s",
     "summary_local": "summaries are written locally unless you pick a cloud model",
     "summary_stored": "stored when it was made; made again if the document changes",

@@ -1,9 +1,10 @@
 """Cloud keys: in the OS keychain through `keyring`, or — only with the user's explicit consent,
 where no keychain exists — in one clearly labelled, owner-only plain-text file.
 
-Keys are named `provider:<name>` and `server:<name>`. They never reach settings files, logs or
-exception messages; the UI only ever shows `masked(key)`. Every call may block on D-Bus or the
-disk (tens of ms): callers on an event loop run them in a thread.
+Keys are named `provider:<name>`, `server:<name>` and `model-server` (the local model's server).
+They never reach settings files, logs or exception messages; the UI only ever shows
+`masked(key)`. Every call may block on D-Bus or the disk (tens of ms): callers on an event loop
+run them in a thread.
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ def provider_key(name: str) -> str:
 
 def server_key(name: str) -> str:
     return f"server:{name}"
+
+
+def model_server_key() -> str:
+    """The key of the model server the local route answers on (Settings → Local model)."""
+    return "model-server"
 
 
 def masked(secret: str) -> str:

@@ -31,6 +31,45 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, hide_input_in_errors=True)
 
 
+class ModelServerSettings(_Section):
+    """A model server the user runs (llama.cpp's server, vLLM, Ollama, LM Studio): the local
+    route answers there, as privately as on this computer; its key is in the keychain."""
+
+    enabled: bool = Field(
+        False, description="Answer with the model on this server instead of on this computer."
+    )
+    base_url: str = Field(
+        "", description="OpenAI-compatible base URL, ending before /chat/completions (…/v1)."
+    )
+    model: str = Field("", description="The model name the server serves.")
+    connect_timeout_s: float = Field(
+        5.0,
+        gt=0,
+        le=600,
+        description="How long to wait for the server to accept the connection before the "
+        "answer is written on this computer instead.",
+    )
+    first_token_timeout_s: float = Field(
+        120.0,
+        gt=0,
+        le=3600,
+        description="How long to wait for the first token (and between two tokens).",
+    )
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url_is_http(cls, url: str) -> str:
+        return _http_url(url) if url else url
+
+    @model_validator(mode="after")
+    def _enabled_needs_its_target(self) -> ModelServerSettings:
+        if self.enabled and not self.base_url:
+            raise ValueError("a model server needs its base URL")
+        if self.enabled and not self.model.strip():
+            raise ValueError("a model server needs the name of its model")
+        return self
+
+
 class LocalModelSettings(_Section):
     chat_model: str = Field(
         "qwen2.5-coder-0.5b",
@@ -46,6 +85,11 @@ class LocalModelSettings(_Section):
     max_tokens: int = Field(384, ge=16, le=8192, description="Longest answer, in tokens.")
     temperature: float = Field(
         0.0, ge=0.0, le=2.0, description="Sampling temperature; 0 answers greedily from sources."
+    )
+    server: ModelServerSettings = Field(
+        default_factory=ModelServerSettings,
+        description="A model server you run, answering as the local model (it falls back to "
+        "the model on this computer when the server is down).",
     )
 
 

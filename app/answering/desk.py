@@ -33,7 +33,7 @@ from app.catalog import Progress, Speed
 from app.cloud.session import CloudSession
 from app.errors import DocentError
 from app.index import ConversationInfo, ConversationMatch, HistoryEntry, Library
-from app.llm.chat_model import LocalChatModel, shown_name
+from app.llm.chat_model import LocalChatModel
 from app.llm.engine import CancelToken
 from app.routing import AutoPolicy, Reason, RetrievalConfidence, Route, RouteDecision
 from app.settings import RoutingSettings, Settings
@@ -159,7 +159,7 @@ class Desk:
         await self.budget.load()
         settings = self._settings()
         passages = await self.library.search(question.strip(), settings.retrieval.top_k, scope)
-        policy = self._policy(shown_name(self._chat.settings.chat_model), routing)
+        policy = self._policy(self._chat.shown, routing)
         return RoutePreview(
             policy.decide(question, passages), RetrievalConfidence.read(passages), len(passages)
         )
@@ -167,7 +167,7 @@ class Desk:
     def cloud_refusal(self) -> Reason | None:
         """Why no question could go to the cloud now (None: one could): the router's own
         checks on the settings in effect, for a front end to say beside "Cloud only"."""
-        return self._policy(shown_name(self._chat.settings.chat_model)).cloud_refusal()
+        return self._policy(self._chat.shown).cloud_refusal()
 
     async def summary(
         self, document_id: int, chapter: str | None = None, progress: Progress | None = None
@@ -206,6 +206,7 @@ class Desk:
             self._settings(),
             routes.engine if routes else None,
             self._recorded,
+            self._chat.on_this_computer if self._chat.settings.server.enabled else None,
         )
 
     def _policy(self, local_model: str, routing: RoutingSettings | None = None) -> AutoPolicy:

@@ -48,10 +48,12 @@ from app.answering.tables import (
 )
 from app.cjk import estimate_tokens
 from app.documents.chunking import cited_as
+from app.errors import DocentError
 from app.index import HistoryRecord, Passage, StoredChunk
 from app.index.terms import stated_values
 from app.llm.engine import (
     CancelToken,
+    ChatEngine,
     EngineError,
     GenerationDone,
     GenerationRequest,
@@ -137,6 +139,7 @@ class _Attempt:
     error: str | None = None
     crashed: bool = False  # the local model's process died answering
     tokens: int = 0
+    engine: ChatEngine | None = None  # None: the route's own (parts.engine)
     sent: tuple[Message, ...] | None = None
     hint: str | None = None  # from the calculation or extraction step
     user: str = ""  # the user message this route was sent (a conversation turn keeps it)
@@ -378,6 +381,29 @@ class Answerer:
             attempt = attempt_on(fallback, False)
             async for event in self._stream(attempt, asked, plan, cancel):
                 yield event
+        on_its_route = attempt.engine is None and not attempt.on_cloud
+        if attempt.error and on_its_route and attempt.tokens == 0:
+            # The local route's model server failed before its first token: the model on this
+            # computer answers, and the badge says why.
+            on_this_computer = await self._on_this_computer()
+            if on_this_computer is not None:
+                why = Reason("server_failed", {"error": attempt.error})
+                fallback = RouteDecision("fallback", on_this_computer.model, why)
+                yield RouteDecided(fallback.route, fallback.model, fallback.reason, why)
+                attempt = attempt_on(fallback, False)
+                attempt.engine = on_this_computer
+                async for event in self._stream(attempt, asked, plan, cancel):
+                    yield event
+
+    async def _on_this_computer(self) -> ChatEngine | None:
+        """The model on this computer, when the local route runs on a model server (and that
+        model loads); else None."""
+        if self.parts.on_this_computer is None:
+            return None
+        try:
+            return await self.parts.on_this_computer()
+        except DocentError:
+            return None  # the server's error is the answer's
 
     async def _finish(
         self, finishing: _Finishing, attempt: _Attempt, conversation: Conversation | None
@@ -498,7 +524,7 @@ class Answerer:
     ) -> AsyncIterator[AnswerEvent]:
         routing = self.settings.routing
         question = asked.question
-        engine = self.parts.engine(attempt.decision, attempt.on_cloud)
+        engine = attempt.engine or self.parts.engine(attempt.decision, attempt.on_cloud)
         if engine is None:
             attempt.error = NO_CLOUD
             return

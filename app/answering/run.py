@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -46,6 +46,9 @@ class Parts:
     settings: Settings
     cloud_engine: Callable[[str], ChatEngine] | None = None
     on_recorded: Callable[[AnswerRecorded], None] | None = None
+    # With the local route on a model server: the model on this computer, loaded on first use,
+    # that answers when the server fails before its first token.
+    on_this_computer: Callable[[], Awaitable[ChatEngine]] | None = None
 
     def engine(self, decision: RouteDecision, on_cloud: bool) -> ChatEngine | None:
         """The engine that writes for `decision`; None when it is a cloud model and no cloud

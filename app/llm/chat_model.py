@@ -1,16 +1,19 @@
 """The local chat model a Docent answers with: the configured choice (a catalog name or the path
 of the user's own GGUF file), loaded on first use, switched without a restart, and replaced by the
-bundled model for the session when the choice cannot load."""
+bundled model for the session when the choice cannot load; or, when the settings name one, a
+model server the user runs (server_model.py), with the model on this computer as its fallback."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from app.catalog import Catalog, ModelError, Progress, ensure_model
 from app.llm.engine import EngineError
 from app.llm.local import EngineState, LocalEngine, LocalModelConfig
 from app.llm.safety import SafeMode, SafetyMemory
+from app.llm.server_model import ServerEngine, server_model_name
 from app.settings import LocalModelSettings
 
 
@@ -21,12 +24,16 @@ class LocalChatModel:
         catalog: Catalog,
         models_dir: Path,
         safety: SafetyMemory | None = None,
+        server_key: Callable[[], Awaitable[str | None]] | None = None,
     ) -> None:
+        """`server_key` reads the model server's key from the keychain (None: no key)."""
         self.settings = settings  # in effect: the bundled model's after a fall-back
         self._catalog = catalog
         self._models_dir = models_dir
         self.safety = safety or SafetyMemory(None)
         self._engine: LocalEngine | None = None
+        self._server_key = server_key
+        self._server: ServerEngine | None = None
         self._notice: str | None = None
         # Two first questions at once (the window and its MCP server) load the model once.
         self._loading = asyncio.Lock()
@@ -43,9 +50,27 @@ class LocalChatModel:
     def config(self, progress: Progress | None = None) -> LocalModelConfig:
         return chat_model_config(self.settings, self._catalog, self._models_dir, progress)
 
-    async def engine(self, progress: Progress | None = None) -> LocalEngine:
+    @property
+    def shown(self) -> str:
+        """The local route's model as the badge names it: "qwen-mini on 192.168.1.5" on a
+        server, else the model on this computer."""
+        server = self.settings.server
+        return server_model_name(server) if server.enabled else shown_name(self.settings.chat_model)
+
+    async def engine(self, progress: Progress | None = None) -> LocalEngine | ServerEngine:
+        """The local route's engine: the model server's when one is set, else the model on
+        this computer (`on_this_computer`)."""
+        if not self.settings.server.enabled:
+            return await self.on_this_computer(progress)
+        if self._server is None:
+            key = None if self._server_key is None else await self._server_key()
+            self._server = ServerEngine(self.settings.server, key)
+        return self._server
+
+    async def on_this_computer(self, progress: Progress | None = None) -> LocalEngine:
         """The loaded engine; loads it on first use (the bundled model if the chosen one cannot
-        load: `take_notice()` then says why)."""
+        load: `take_notice()` then says why). With a model server, what answers when the
+        server cannot."""
         async with self._loading:
             if self._engine is None:
                 try:
@@ -102,16 +127,25 @@ class LocalChatModel:
             return local
 
     async def apply(self, settings: LocalModelSettings) -> None:
-        """Changed settings reload the model at the next question."""
+        """Changed settings reload the model at the next question; the model server is reached
+        anew (its key may have changed with the settings)."""
         async with self._loading:
-            if settings != self.settings:
-                self.settings = settings
+            await self._close_server()
+            on_this_computer = settings.model_copy(update={"server": self.settings.server})
+            if on_this_computer != self.settings:
                 await self.unload()
+            self.settings = settings
 
     async def unload(self) -> None:
+        await self._close_server()
         if self._engine is not None:
             engine, self._engine = self._engine, None
             await engine.close()
+
+    async def _close_server(self) -> None:
+        if self._server is not None:
+            server, self._server = self._server, None
+            await server.close()
 
     async def _start(self, progress: Progress | None) -> LocalEngine:
         # Joining the bundled model's parts on first use takes seconds: off the loop.

@@ -19,12 +19,14 @@ LLAMA_SERVER = Path(__file__).with_name("llama_server.py")
 
 
 @contextmanager
-def llama_cpp_server(model: Path, log: Path, alias: str = "qwen-mini") -> Iterator[str]:
+def llama_cpp_server(
+    model: Path, log: Path, alias: str = "qwen-mini", script: Path = LLAMA_SERVER
+) -> Iterator[str]:
     """`python -m llama_cpp.server` on 127.0.0.1 (ggml's backends loaded as Docent loads them:
-    tests/peers/llama_server.py); yields its base URL (…/v1)."""
+    tests/peers/llama_server.py, or another runner `script`); yields its base URL (…/v1)."""
     port = free_loopback_port()
     command = [
-        sys.executable, str(LLAMA_SERVER), "--model", str(model),
+        sys.executable, str(script), "--model", str(model),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--model_alias", alias,
         # By default a new request cuts off the one streaming (as some hosted APIs do under
         # load); the tests want requests queued, as a provider that serves them all would.

@@ -209,6 +209,11 @@ REASONS = [
         Reason("cloud_failed", {"error": "401"}),
         ("cloud failed before its first token (401); answered locally"),
     ),
+    (
+        Reason("server_failed", {"error": "cannot reach 192.168.1.5 at http://192.168.1.5/v1"}),
+        "the model server failed before its first token (cannot reach 192.168.1.5 at "
+        "http://192.168.1.5/v1); answered on this computer",
+    ),
     (Reason("cached", {"age_s": 12.4, "ttl_s": 300}), "asked 12 s ago; cached for 300 s"),
     (Reason("summary_local"), "summaries are written locally unless you pick a cloud model"),
     (Reason("summary_stored"), "stored when it was made; made again if the document changes"),
