@@ -45,6 +45,10 @@ _REASONS: dict[str, object] = {
     "cloud_failed": QT_TRANSLATE_NOOP(
         "RouteReason", "the cloud failed before its first word ({error}): answered here"
     ),
+    "server_failed": QT_TRANSLATE_NOOP(
+        "RouteReason",
+        "the model server failed before its first word ({error}): answered on this computer",
+    ),
     "cached": QT_TRANSLATE_NOOP("RouteReason", "asked {age_s:.0f} s ago · kept for {ttl_s:g} s"),
     "summary_local": QT_TRANSLATE_NOOP(
         "RouteReason", "summaries are written on this computer unless you pick a cloud model"

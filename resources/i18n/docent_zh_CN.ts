@@ -1225,6 +1225,10 @@ Settings → Integrations → Serve over MCP shows the configuration to paste in
 <context>
     <name>RouteBadge</name>
     <message>
+        <source>{model} on {host}</source>
+        <translation>{host} 上的 {model}</translation>
+    </message>
+    <message>
         <source>on this computer</source>
         <translation>在本机</translation>
     </message>
@@ -1416,6 +1420,10 @@ then the whole answer&apos;s time, and how fast it was written (tokens a second)
     <message>
         <source>the cloud failed before its first word ({error}): answered here</source>
         <translation>云端在输出首字前失败（{error}）：改在本机回答</translation>
+    </message>
+    <message>
+        <source>the model server failed before its first word ({error}): answered on this computer</source>
+        <translation>模型服务器在输出首字前失败（{error}）：改在本机回答</translation>
     </message>
     <message>
         <source>asked {age_s:.0f} s ago · kept for {ttl_s:g} s</source>
@@ -1656,6 +1664,81 @@ No answer was written.</source>
     <message>
         <source>{n} more: tick them in the Documents list…</source>
         <translation>还有 {n} 个：在文档列表中勾选…</translation>
+    </message>
+</context>
+<context>
+    <name>ServerModelBox</name>
+    <message>
+        <source>Answer with a model on a server you run</source>
+        <translation>用你自己运行的服务器上的模型回答</translation>
+    </message>
+    <message>
+        <source>for example http://192.168.1.5:8080/v1</source>
+        <translation>例如 http://192.168.1.5:8080/v1</translation>
+    </message>
+    <message>
+        <source>Server address</source>
+        <translation>服务器地址</translation>
+    </message>
+    <message>
+        <source>Presets</source>
+        <translation>预设</translation>
+    </message>
+    <message>
+        <source>The usual address of a model server on this computer</source>
+        <translation>本机上模型服务器的常用地址</translation>
+    </message>
+    <message>
+        <source>Model on the server</source>
+        <translation>服务器上的模型</translation>
+    </message>
+    <message>
+        <source>Fetch models</source>
+        <translation>获取模型</translation>
+    </message>
+    <message>
+        <source>Ask the server which models it serves</source>
+        <translation>询问服务器提供哪些模型</translation>
+    </message>
+    <message>
+        <source>None (most servers on your network need none)</source>
+        <translation>无（局域网内的服务器大多不需要）</translation>
+    </message>
+    <message>
+        <source>Server key</source>
+        <translation>服务器密钥</translation>
+    </message>
+    <message>
+        <source>Private as this computer is: questions never count as cloud, whatever the privacy setting, and cost nothing. When the server does not answer, the model on this computer does, and the answer says why.</source>
+        <translation>与本机一样私密：无论隐私设置如何，问题都不算作发往云端，也不产生费用。服务器无应答时，由本机模型回答，并注明原因。</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation>密钥</translation>
+    </message>
+    <message>
+        <source>Kept in the keychain: {key}</source>
+        <translation>已保存在钥匙串中：{key}</translation>
+    </message>
+    <message>
+        <source>Asking {url} for its models…</source>
+        <translation>正在向 {url} 查询模型…</translation>
+    </message>
+    <message>
+        <source>Could not fetch the models: {error}.</source>
+        <translation>无法获取模型：{error}。</translation>
+    </message>
+    <message>
+        <source>Models it serves: {count}. Pick the one to answer with.</source>
+        <translation>它提供 {count} 个模型，请选择用于回答的模型。</translation>
+    </message>
+    <message>
+        <source>It answers, but does not list its models: type the model&apos;s name.</source>
+        <translation>服务器有应答，但没有列出模型：请输入模型名称。</translation>
     </message>
 </context>
 <context>

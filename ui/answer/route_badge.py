@@ -40,6 +40,7 @@ from app.answering import (
 )
 from app.answering.metrics import AnswerMetrics
 from app.answering.metrics import describe_cost as cost_words
+from app.llm.server_model import served_on
 from app.routing import Reason
 from ui.plain import plain_label, plain_tooltip
 from ui.route_words import reason_words, route_word
@@ -61,6 +62,10 @@ def plain_reason(reason: str, why: Reason | None = None) -> str:
 
 
 def where(route: str, model: str) -> str:
+    if route == "local" and (server := served_on(model)) is not None:  # the user's own server
+        return QCoreApplication.translate("RouteBadge", "{model} on {host}").format(
+            model=server[0], host=server[1]
+        )
     if route == "local":
         return QCoreApplication.translate("RouteBadge", "on this computer")
     if route == "cache":

@@ -41,7 +41,13 @@ from app.cloud.presets import PRESETS, ProviderPreset
 from app.cloud.pricing import PriceTable, PriceTableError
 from app.errors import DocentError
 from app.llm.chat_model import chat_model_config
-from app.secrets import SecretStore, SecretStoreError, provider_key, server_key
+from app.secrets import (
+    SecretStore,
+    SecretStoreError,
+    model_server_key,
+    provider_key,
+    server_key,
+)
 from app.settings import McpServerSettings, ProviderSettings, Settings
 from ui.background import Background
 from ui.library.watched_folders import WatchedFoldersPage
@@ -57,6 +63,7 @@ from ui.settings.mcp_serving import ServingPage
 from ui.settings.model_checklist import ModelChecklist
 from ui.settings.model_manager import ModelManager
 from ui.settings.routing_page import RoutingPage
+from ui.settings.server_model import ServerModelBox
 from ui.theme import error_style
 
 # (section, field, label, minimum, maximum); the label is marked for translation in the dialog's
@@ -271,9 +278,12 @@ class SettingsDialog(QDialog):
         form.addRow("", self.use_gpu)
         self.models = ModelManager(docent, embedded=True)
         self.models.switched.connect(self.model.setText)  # OK then keeps the switch
+        self.server = ServerModelBox(docent.settings.local.server, self.background)
         page = QWidget()
         column = QVBoxLayout(page)
         column.addLayout(form)
+        column.addWidget(self.server)
+        column.addWidget(self._error_label("local.server"))
         column.addWidget(self.models, 1)
         return page
 
@@ -412,6 +422,7 @@ class SettingsDialog(QDialog):
             self._report_failure(error)
         store = await self.docent.secret_store()
         self._show_keychain(store)
+        self.server.show_stored_key(await asyncio.to_thread(store.get, model_server_key()))
         for entries, key_name in (
             (self.providers.entries, provider_key),
             (self.servers.entries, server_key),
@@ -476,6 +487,7 @@ class SettingsDialog(QDialog):
     def candidate(self) -> dict[str, Any]:
         raw = self.docent.settings.model_dump()
         raw["local"]["chat_model"] = self.model.text().strip()
+        raw["local"]["server"] = self.server.values()
         for key, box in self.numbers.items():
             section, name = key.split(".")
             value: int | None = box.value()
@@ -529,6 +541,15 @@ class SettingsDialog(QDialog):
     async def _store_keys(self, settings: Settings) -> bool:
         """Keys typed, renamed or removed since the dialog opened, into the keychain."""
         store = await self.docent.secret_store(settings.secrets.plaintext_file_consent)
+        if (key := self.server.new_key) is not None:  # the model server's, typed here
+            if not store.available:
+                self._show("local.server", store.describe())
+                return False
+            try:
+                await asyncio.to_thread(store.set, model_server_key(), key)
+            except SecretStoreError as error:
+                self._show("local.server", str(error))
+                return False
         for entry_list, key_name in ((self.providers, provider_key), (self.servers, server_key)):
             operations: list[tuple[str, str | None]] = []  # (key name, secret or None = delete)
             for entry in entry_list.entries:
@@ -571,6 +592,9 @@ class SettingsDialog(QDialog):
             field = ".".join(str(part) for part in location[3:])
             entry_list.show_error(index, f"{field}: {message}" if field else message)
             self.reveal(entry_list)
+        elif location[:2] == ("local", "server"):
+            field = ".".join(str(part) for part in location[2:])
+            self._show("local.server", f"{field}: {message}" if field else message)
         elif location[:1] == ("routing",):
             self._show("routing", f"{'.'.join(str(part) for part in location[1:])}: {message}")
         else:
