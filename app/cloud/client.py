@@ -44,6 +44,7 @@ from app.llm.engine import (
     PromptEvaluated,
     StatusReported,
     TokenGenerated,
+    finish,
 )
 from app.processes import child_folder
 from app.settings import McpServerSettings
@@ -433,11 +434,7 @@ class McpChatEngine:
         yield GenerationDone(
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
-            finish_reason="cancelled"
-            if answer.finish_reason == "cancelled"
-            else "length"
-            if answer.finish_reason == "length"
-            else "stop",
+            finish_reason=finish(answer.finish_reason),
             first_token_at=first_at,
             last_token_at=last_at,
             cost_usd=self._price(self.model, prompt_tokens, completion_tokens),

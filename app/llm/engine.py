@@ -69,6 +69,12 @@ class GenerationDone:
     cached_tokens: int = 0  # leading prompt tokens the KV cache already held (not evaluated)
 
 
+def finish(reason: str | None) -> Literal["stop", "length", "cancelled"]:
+    """A server's finish reason as GenerationDone's: cut at the token limit, cancelled, or
+    stopped (anything else a server says: "stop", "eos", "tool_calls"…)."""
+    return "length" if reason == "length" else "cancelled" if reason == "cancelled" else "stop"
+
+
 GenerationEvent = Queued | PromptEvaluated | StatusReported | TokenGenerated | GenerationDone
 
 

@@ -28,6 +28,7 @@ from app.llm.engine import (
     GenerationRequest,
     PromptEvaluated,
     TokenGenerated,
+    finish,
 )
 from app.llm.openai_stream import Endpoint, StreamEnd, StreamError, Timeouts, counts, stream_chat
 from app.settings import ModelServerSettings
@@ -145,11 +146,7 @@ class ServerEngine:
         yield GenerationDone(
             prompt_tokens=tokens.prompt_tokens,
             completion_tokens=tokens.completion_tokens,
-            finish_reason="cancelled"
-            if end.finish_reason == "cancelled"
-            else "length"
-            if end.finish_reason == "length"
-            else "stop",
+            finish_reason=finish(end.finish_reason),
             first_token_at=first_at,
             last_token_at=last_at,
             cost_usd=0.0,  # the user's own server: never counted as cloud

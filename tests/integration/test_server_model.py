@@ -5,6 +5,7 @@ and a server that stops answering hands the question to the model on this comput
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Iterator
@@ -16,12 +17,21 @@ import pytest
 from app.answering import Finished, RouteDecided, SourcesFound, Token
 from app.answering.conversation import Conversation
 from app.bootstrap import Docent
+from app.llm.engine import (
+    CancelToken,
+    GenerationDone,
+    GenerationRequest,
+    Message,
+    TokenGenerated,
+)
+from app.llm.openai_stream import StreamError
+from app.llm.server_model import ServerEngine
 from app.paths import Paths
 from app.settings import ModelServerSettings
 from tests.conftest import SHARED_MODELS, docent
 from tests.documents import write_pdf
 from tests.integration.conftest import index_all, opened, run
-from tests.peers.openai_compatible import llama_cpp_server
+from tests.peers.openai_compatible import Misbehaving, llama_cpp_server, misbehaving_server
 
 MODEL = SHARED_MODELS / "qwen2.5-coder-0.5b-instruct-q4.gguf"
 REPORTING = Path(__file__).parent.parent / "peers" / "llama_server_usage.py"
@@ -181,3 +191,90 @@ def test_a_stopped_server_hands_the_question_to_the_model_on_this_computer(
     assert fallback.metrics.cost_usd == 0
     assert "seven" in fallback.answer.lower() or "7" in fallback.answer
     assert [e for e in stopped if isinstance(e, SourcesFound)]
+
+
+def server_engine(base_url: str) -> ServerEngine:
+    settings = ModelServerSettings(
+        enabled=True, base_url=base_url, model="flaky-1", first_token_timeout_s=20
+    )
+    return ServerEngine(settings, None)
+
+
+async def generate(
+    engine: ServerEngine, cancel: CancelToken | None = None, into: list[Any] | None = None
+) -> list[Any]:
+    """The engine's events (also appended to `into` as they come, kept when it fails)."""
+    events = [] if into is None else into
+    request = GenerationRequest([Message("user", "How long are invoices kept?")], 32, 0.0)
+    async for event in engine.stream(request, cancel or CancelToken()):
+        events.append(event)
+    return events
+
+
+def test_the_server_engine_reports_the_usage_it_is_given_and_counts_it_when_not() -> None:
+    async def scenario(root: str) -> tuple[GenerationDone, GenerationDone]:
+        reported, silent = server_engine(f"{root}/ok/v1"), server_engine(f"{root}/silent-usage/v1")
+        try:
+            return (await generate(reported))[-1], (await generate(silent))[-1]
+        finally:
+            await reported.close()
+            await silent.close()
+
+    with misbehaving_server() as root:
+        reported, silent = run(scenario(root))
+    assert (reported.prompt_tokens, reported.completion_tokens) == (42, 3)
+    assert (silent.completion_tokens, silent.finish_reason) == (3, "stop")  # a chunk a token
+    assert 0 < silent.prompt_tokens < 42  # estimated from the question here
+    assert reported.first_token_at is not None
+    assert reported.last_token_at is not None
+    assert reported.cost_usd == 0.0
+
+
+def test_a_server_failing_before_its_first_token_is_not_asked_again_at_once() -> None:
+    """What makes the answer fall back (nothing was written), and the steps of one answer do
+    not each wait for it again; a stream cut after its first token is an error, not a
+    fall-back (the answer has begun)."""
+
+    async def scenario(root: str) -> tuple[str, str, list[Any], str]:
+        broken, cut = server_engine(f"{root}/broken/v1"), server_engine(f"{root}/cut/v1")
+        written: list[Any] = []
+        try:
+            errors = []
+            for _ in range(2):
+                with pytest.raises(StreamError) as failed:
+                    await generate(broken)
+                assert failed.value.received == 0
+                errors.append(str(failed.value))
+            with pytest.raises(StreamError) as cut_off:
+                await generate(cut, into=written)
+            assert cut_off.value.received > 0
+            return errors[0], errors[1], written, str(cut_off.value)
+        finally:
+            await broken.close()
+            await cut.close()
+
+    with misbehaving_server() as root:
+        first, again, written, cut = run(scenario(root))
+        assert Misbehaving.calls["broken"] == 1  # the second question did not wait for it
+    assert (
+        first
+        == again
+        == ('127.0.0.1 failed with a server error (HTTP 503): {"error": "upstream overloaded"}')
+    )
+    assert [e.text for e in written if isinstance(e, TokenGenerated)] == ["Seven", " years"]
+    assert cut == "the stream from 127.0.0.1 was cut off mid-answer after 11 characters"
+
+
+def test_stop_ends_a_server_answer_that_has_not_started() -> None:
+    async def scenario(root: str) -> GenerationDone:
+        engine, cancel = server_engine(f"{root}/stalled/v1"), CancelToken()
+        try:
+            asyncio.get_running_loop().call_later(0.2, cancel.cancel)
+            return (await generate(engine, cancel))[-1]
+        finally:
+            await engine.close()
+
+    with misbehaving_server() as root:
+        done = run(scenario(root))
+    assert done.finish_reason == "cancelled"
+    assert done.first_token_at is None
