@@ -64,7 +64,8 @@ class LocalChatModel:
             return await self.on_this_computer(progress)
         if self._server is None:
             key = None if self._server_key is None else await self._server_key()
-            self._server = ServerEngine(self.settings.server, key)
+            if self._server is None:  # not made meanwhile by a question asked at the same time
+                self._server = ServerEngine(self.settings.server, key)
         return self._server
 
     async def on_this_computer(self, progress: Progress | None = None) -> LocalEngine:
