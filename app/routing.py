@@ -30,6 +30,7 @@ ENGLISH: dict[str, str] = {
     "mode_local": "routing mode: local only",
     "mode_cloud": "routing mode: cloud only",
     "no_cloud": "local only: no cloud route is configured",
+    "no_cloud_hard": "local only: no cloud route is configured, though it looked hard ({parts})",
     "privacy": "privacy: nothing leaves this machine",
     "cloud_down": "cloud unavailable ({down})",
     "budget_spent": "this month's cloud budget (${budget_usd:.2f}) is spent",
@@ -295,6 +296,11 @@ class AutoPolicy:
             return self._local(Reason("privacy"))
         models = list(self.cloud())
         if not models:
+            # Read all the same: a question that looked hard says so, and the window suggests
+            # a cloud model for questions like it.
+            reasons = hardness(features, RetrievalConfidence.read(passages), self.thresholds)
+            if self.thresholds.escalates(reasons):
+                return self._local(Reason("no_cloud_hard", parts=tuple(reasons[:3])))
             return self._local(Reason("no_cloud"))
         chosen = self._cloud_model(features, models)
         forced = requested == "cloud" or self.settings.mode == "cloud"

@@ -26,6 +26,7 @@ _REASONS: dict[str, object] = {
     "mode_local": QT_TRANSLATE_NOOP("RouteReason", "route set to This computer only"),
     "mode_cloud": QT_TRANSLATE_NOOP("RouteReason", "route set to Cloud only"),
     "no_cloud": QT_TRANSLATE_NOOP("RouteReason", "no cloud set up"),
+    "no_cloud_hard": QT_TRANSLATE_NOOP("RouteReason", "no cloud set up · looked hard: {parts}"),
     "privacy": QT_TRANSLATE_NOOP("RouteReason", "privacy: nothing leaves this computer"),
     "cloud_down": QT_TRANSLATE_NOOP("RouteReason", "cloud unavailable · {down}"),
     "budget_spent": QT_TRANSLATE_NOOP(
@@ -84,3 +85,12 @@ def reason_words(why: Reason) -> str:
     parts = " · ".join(reason_words(part) for part in why.parts)
     words = QCoreApplication.translate("RouteReason", str(template))
     return words.format(**why.values, parts=parts)
+
+
+def looked_hard(why: Reason | None) -> str | None:
+    """Where a question that looked hard was answered here because no cloud is set up, what
+    made it look hard ("looked hard: 2-part question · asks why"); None for any other reason."""
+    if why is None or why.code != "no_cloud_hard":
+        return None
+    parts = " · ".join(reason_words(part) for part in why.parts)
+    return QCoreApplication.translate("RouteReason", "looked hard: {parts}").format(parts=parts)

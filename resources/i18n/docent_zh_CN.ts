@@ -145,6 +145,10 @@
         <translation>设置云端模型…</translation>
     </message>
     <message>
+        <source>Cloud spending this month</source>
+        <translation>本月云端花费</translation>
+    </message>
+    <message>
         <source>Auto: Docent decides</source>
         <translation>自动：由 Docent 决定</translation>
     </message>
@@ -171,6 +175,26 @@
     <message>
         <source>Where the next answers run: {mode}</source>
         <translation>之后的回答在：{mode}</translation>
+    </message>
+    <message>
+        <source>{spent} of {budget}</source>
+        <translation>{spent} / {budget}</translation>
+    </message>
+    <message>
+        <source>Cloud spending this month: {spent} of the {budget} budget ({share})</source>
+        <translation>本月云端花费：{spent}，预算 {budget}（{share}）</translation>
+    </message>
+    <message>
+        <source>and 1 answer of unknown cost</source>
+        <translation>另有 1 个回答费用未知</translation>
+    </message>
+    <message>
+        <source>and {n} answers of unknown cost</source>
+        <translation>另有 {n} 个回答费用未知</translation>
+    </message>
+    <message>
+        <source>The budget is spent: answers stay on this computer.</source>
+        <translation>预算已用完：回答都留在本机。</translation>
     </message>
 </context>
 <context>
@@ -1267,6 +1291,10 @@ then the whole answer&apos;s time, and how fast it was written (tokens a second)
 然后是整个回答的用时，以及生成速度（每秒 token 数）</translation>
     </message>
     <message>
+        <source>Set up a cloud model to send questions like this there</source>
+        <translation>设置云端模型，让这类问题交给它回答</translation>
+    </message>
+    <message>
         <source>first token {ttft} · {total} · {rate} ·</source>
         <translation>首字 {ttft} · {total} · {rate} ·</translation>
     </message>
@@ -1378,6 +1406,10 @@ then the whole answer&apos;s time, and how fast it was written (tokens a second)
         <translation>未设置云端</translation>
     </message>
     <message>
+        <source>no cloud set up · looked hard: {parts}</source>
+        <translation>未设置云端 · 看起来较难：{parts}</translation>
+    </message>
+    <message>
         <source>privacy: nothing leaves this computer</source>
         <translation>隐私：任何内容都不离开本机</translation>
     </message>
@@ -1484,6 +1516,10 @@ then the whole answer&apos;s time, and how fast it was written (tokens a second)
     <message>
         <source>evidence spans {documents} documents</source>
         <translation>证据分布在 {documents} 个文档中</translation>
+    </message>
+    <message>
+        <source>looked hard: {parts}</source>
+        <translation>看起来较难：{parts}</translation>
     </message>
 </context>
 <context>

@@ -188,3 +188,37 @@ def test_the_details_leave_out_a_search_that_was_the_question_itself(qtbot: QtBo
     assert "Searched for" not in badge.details.values()
     assert "What was sent" not in [b.text() for b in badge.details.findChildren(QPushButton)]
     badge.details.close()
+
+
+def test_a_question_that_looked_hard_with_no_cloud_suggests_setting_one_up(
+    qtbot: QtBot,
+) -> None:
+    """No cloud, and the router read the question as hard: the badge says why under its line,
+    with a link to where a cloud model is set up; any other local answer has no such line."""
+    badge = RouteBadge()
+    qtbot.addWidget(badge)
+    badge.show()
+    badge.begin()
+    hard = Reason("no_cloud_hard", parts=(Reason("parts", {"count": 2}), Reason("explanation")))
+    badge.apply(RouteDecided("local", "qwen", hard.text, hard))
+    metrics = AnswerMetrics("local", "qwen", hard.text, 0.01, 5.3, 7.0, 812, 64, 30.2, 0.0)
+    badge.settle(metrics)
+    assert badge.reason.full_text() == "on this computer · no cloud set up"
+    assert badge.nudge.isVisible()
+    assert f"{badge.hard.text()} {badge.set_up.text()}" == (
+        "looked hard: 2-part question · asks why · "
+        "Set up a cloud model to send questions like this there"
+    )
+    with qtbot.waitSignal(badge.cloud_setup_requested):
+        qtbot.mouseClick(badge.set_up, Qt.MouseButton.LeftButton)
+    assert badge.text() == metrics.footer()  # what Copy copies: the CLI's footer, as before
+
+    badge.begin()  # the next answer: a simple question
+    assert not badge.nudge.isVisible()
+    simple = Reason("no_cloud")
+    badge.apply(RouteDecided("local", "qwen", simple.text, simple))
+    assert not badge.nudge.isVisible()
+    badge.begin()
+    badge.apply(RouteDecided("local", "qwen", hard.text, hard))
+    badge.apply(Failed("the local model crashed", None))
+    assert not badge.nudge.isVisible()

@@ -84,6 +84,28 @@ def test_privacy_never_keeps_everything_local_and_refuses_a_cloud_request() -> N
         strict.decide(hard, STRONG, requested="cloud")
 
 
+def test_with_no_cloud_a_hard_question_stays_local_and_says_it_looked_hard() -> None:
+    """The hardness is read all the same: the window suggests a cloud model for such questions
+    (the user chose to keep everything local, or the cloud is down or spent: no suggestion)."""
+    alone = policy(cloud=[])
+    hard = alone.decide("Compare the retention of invoices and contracts, and why?", STRONG)
+    assert (hard.route, hard.model) == ("local", "qwen-local")
+    assert hard.why == Reason(
+        "no_cloud_hard",
+        parts=(Reason("parts", {"count": 2}), Reason("comparison"), Reason("explanation")),
+    )
+    assert hard.reason == (
+        "local only: no cloud route is configured, though it looked hard (2-part question; "
+        "asks for a comparison; asks why / for an explanation)"
+    )
+    simple = alone.decide("How long are invoices kept?", STRONG)
+    assert simple.why == Reason("no_cloud")
+    assert simple.reason == "local only: no cloud route is configured"
+    compare = "Compare A and B, and why?"
+    for chosen in (policy(cloud=[], mode="local"), policy(cloud=[], privacy="never")):
+        assert chosen.decide(compare, STRONG).why.code in ("mode_local", "privacy")
+
+
 def test_an_exhausted_budget_answers_locally_and_says_so() -> None:
     decision = policy(budget_left=0.0).decide("Compare A and B, and why?", STRONG)
     assert (decision.route, decision.reason) == (
@@ -189,6 +211,11 @@ REASONS = [
     (Reason("mode_local"), "routing mode: local only"),
     (Reason("mode_cloud"), "routing mode: cloud only"),
     (Reason("no_cloud"), "local only: no cloud route is configured"),
+    (
+        Reason("no_cloud_hard", parts=HARD),
+        "local only: no cloud route is configured, though it looked hard "
+        "(2-part question; asks for a comparison)",
+    ),
     (Reason("privacy"), "privacy: nothing leaves this machine"),
     (Reason("cloud_down", {"down": "gateway: down"}), "cloud unavailable (gateway: down)"),
     (Reason("budget_spent", {"budget_usd": 5}), "this month's cloud budget ($5.00) is spent"),

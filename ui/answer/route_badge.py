@@ -1,7 +1,8 @@
 """The route badge under an answer: a coloured chip for the route, then where it ran and why in
 muted words, and on the right the live numbers (the first token's wait ticking, then the total,
 the speed and the cost). Click, Enter or Space opens the details; the whole line is copyable
-as the CLI's footer."""
+as the CLI's footer. Under it, where a question that looked hard was answered here because no
+cloud is set up, why it looked hard and a link to set one up."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QPushButton,
     QSizePolicy,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -42,8 +44,9 @@ from app.answering.metrics import AnswerMetrics
 from app.answering.metrics import describe_cost as cost_words
 from app.llm.server_model import served_on
 from app.routing import Reason
+from ui.looks import MutedLabel, link_button
 from ui.plain import plain_label, plain_tooltip
-from ui.route_words import reason_words, route_word
+from ui.route_words import looked_hard, reason_words, route_word
 from ui.theme import error_colour, muted_colour, route_colour, warning_colour
 
 TICK_MS = 100
@@ -166,14 +169,16 @@ class RouteDetails(QFrame):
 
 
 class RouteBadge(QWidget):
-    """Signals: sent_requested() — the details' "What was sent" button. The conversation hands
-    the badge the answer's events.
+    """Signals: sent_requested() — the details' "What was sent" button;
+    cloud_setup_requested() — the link under a question that looked hard, with no cloud set
+    up. The conversation hands the badge the answer's events.
 
     `text()` is the badge as one line (what Copy puts on the clipboard): the metrics' footer
     once the answer is finished, as the CLI prints it.
     """
 
     sent_requested = Signal()
+    cloud_setup_requested = Signal()
 
     def __init__(self, question: str = "") -> None:
         super().__init__()
@@ -207,12 +212,31 @@ class RouteBadge(QWidget):
             font = label.font()
             font.setPointSizeF(font.pointSizeF() * 0.9)
             label.setFont(font)
-        layout = QHBoxLayout(self)
+        self.hard = MutedLabel()  # "looked hard: 2-part question ·"
+        self.set_up = link_button(
+            QCoreApplication.translate(
+                "RouteBadge", "Set up a cloud model to send questions like this there"
+            )
+        )
+        self.set_up.clicked.connect(self.cloud_setup_requested)
+        self.nudge = QWidget()
+        nudge = QHBoxLayout(self.nudge)
+        nudge.setContentsMargins(0, 0, 0, 0)
+        nudge.addWidget(self.hard)
+        nudge.addWidget(self.set_up)
+        nudge.addStretch(1)
+        self.nudge.hide()
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.chip, 0, Qt.AlignmentFlag.AlignVCenter)
+        row.addWidget(self.reason, 1)
+        row.addWidget(self.numbers)
+        row.addWidget(self.cost)
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 2, 0, 2)
-        layout.addWidget(self.chip, 0, Qt.AlignmentFlag.AlignVCenter)
-        layout.addWidget(self.reason, 1)
-        layout.addWidget(self.numbers)
-        layout.addWidget(self.cost)
+        layout.setSpacing(0)
+        layout.addLayout(row)
+        layout.addWidget(self.nudge)
         self.ticker = QTimer(self)
         self.ticker.setInterval(TICK_MS)
         self.ticker.timeout.connect(self._tick)
@@ -300,6 +324,7 @@ class RouteBadge(QWidget):
     def fail(self, error: str) -> None:
         self.ticker.stop()
         self.chip.hide()
+        self.nudge.hide()
         self.reason.set_full_text("")
         self.cost.clear()
         self.numbers.setText(
@@ -388,9 +413,14 @@ class RouteBadge(QWidget):
             f"#routeChip {{ background: {colour}; color: white; border-radius: 8px;"
             " padding: 1px 8px; font-weight: bold; }"
         )
+        hard = looked_hard(why)
+        if hard is not None:  # the line: no cloud set up; the nudge under it: why that mattered
+            why = Reason("no_cloud")
         self.reason.set_full_text(
             f"{where(route, model)} · {plain_reason(reason, why)}" if reason else ""
         )
+        self.hard.setText(f"{hard} ·" if hard else "")
+        self.nudge.setVisible(hard is not None)
         self.setAccessibleDescription(f"{route} {model}: {reason}")
 
     def _show_colours(self) -> None:

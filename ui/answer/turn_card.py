@@ -135,8 +135,8 @@ class TurnCard(QFrame):
     """Signals: source_clicked(object) — a Source, from a citation chip or a source card;
     reask_requested(str, str) — the question and a route: the other one (re-ask) or the same
     (retry); cloud_setup_requested() — the re-ask button, where the other route is a cloud none
-    is set up for; sent_requested(str) — what a cloud call sent, as text; edit_requested() —
-    "Edit question".
+    is set up for, or the badge's link under a question that looked hard; sent_requested(str) —
+    what a cloud call sent, as text; edit_requested() — "Edit question".
 
     `cloud_set_up`: whether a cloud route exists; without one the card never offers a re-ask
     (or a retry) that can only fail, but the way to set one up. `history_id`: the recorded
@@ -239,6 +239,7 @@ class TurnCard(QFrame):
             lambda: self.sent_requested.emit(sent_as_text(self._sent or ()))
         )
         self.badge.sent_requested.connect(self.what_was_sent.click)
+        self.badge.cloud_setup_requested.connect(self.cloud_setup_requested)
 
     def begin(self) -> None:
         self.badge.begin()
@@ -381,6 +382,7 @@ class TurnCard(QFrame):
             self.copy_question,
             self.answer,
             self.badge,
+            self.badge.set_up,
             *self.sources.cards,
             self.copy_answer,
             self.retry,

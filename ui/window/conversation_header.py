@@ -1,20 +1,31 @@
-"""The bar above the conversation: its title, and where the next answers run (Auto, This
-computer only, Cloud only), chosen here rather than deep in Settings."""
+"""The bar above the conversation: its title, this month's cloud spending against the budget
+(a small meter, once a cloud is set up), and where the next answers run (Auto, This computer
+only, Cloud only), chosen here rather than deep in Settings."""
 
 from __future__ import annotations
 
 import asyncio
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QFont
-from PySide6.QtWidgets import QHBoxLayout, QMenu, QSizePolicy, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QMenu,
+    QProgressBar,
+    QSizePolicy,
+    QToolButton,
+    QWidget,
+)
 
 from app.bootstrap import Docent
 from ui.background import Background
+from ui.looks import MutedLabel
 from ui.plain import plain_label, plain_tooltip
 from ui.route_words import reason_words
+from ui.theme import warning_colour
 
 MODES = ("auto", "local", "cloud")
+METER_WIDTH = 64  # px: a glance at the month, not a chart
 
 
 class ConversationHeader(QWidget):
@@ -54,13 +65,27 @@ class ConversationHeader(QWidget):
         self.modes.triggered.connect(lambda action: self.choose(str(action.data())))
         self.menu.aboutToShow.connect(self.show_choices)  # health and spending change live
         self.route.setMenu(self.menu)
+        self.spent = MutedLabel()
+        self.meter = QProgressBar()
+        self.meter.setRange(0, 1000)
+        self.meter.setTextVisible(False)
+        self.meter.setFixedSize(METER_WIDTH, 6)
+        self.spending = QWidget()
+        self.spending.setAccessibleName(self.tr("Cloud spending this month"))
+        spending = QHBoxLayout(self.spending)
+        spending.setContentsMargins(0, 0, 0, 0)
+        spending.addWidget(self.spent)
+        spending.addWidget(self.meter, 0, Qt.AlignmentFlag.AlignVCenter)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(12, 6, 12, 0)  # the cards' side margins
         layout.addWidget(self.title, 1)
+        layout.addWidget(self.spending)
+        layout.addSpacing(8)
         layout.addWidget(self.route)
         self.saving: asyncio.Task[None] | None = None
         self.show_title("")
         self.show_choices()
+        self.show_spending()
 
     def _words(self) -> tuple[str, str, str]:
         return (
@@ -99,6 +124,41 @@ class ConversationHeader(QWidget):
                 )
             )
         )
+        self.show_spending()  # a cloud set up or removed, a budget changed
+
+    def show_spending(self) -> None:
+        """This month's cloud spending against the budget, where a cloud is set up (without
+        one there is nothing to spend, and no money shows)."""
+        configured = self.docent.settings.cloud.configured
+        self.spending.setVisible(configured)
+        if not configured:
+            return
+        budget = self.docent.desk.budget
+        spent, monthly = budget.spent.known_usd, budget.monthly_usd
+        share = spent / monthly if monthly > 0 else float(spent > 0)
+        self.spent.setText(
+            self.tr("{spent} of {budget}").format(spent=_dollars(spent), budget=f"${monthly:g}")
+        )
+        self.meter.setValue(round(min(share, 1.0) * 1000))
+        # Spent: the bar in the warning colour (the router keeps every answer here meanwhile).
+        self.meter.setStyleSheet(
+            f"QProgressBar::chunk {{ background: {warning_colour(self.palette()).name()}; }}"
+            if share >= 1
+            else ""
+        )
+        tip = self.tr("Cloud spending this month: {spent} of the {budget} budget ({share})").format(
+            spent=_dollars(spent), budget=f"${monthly:.2f}", share=f"{share:.0%}"
+        )
+        if unpriced := budget.spent.unpriced:
+            tip += "\n" + (
+                self.tr("and 1 answer of unknown cost")
+                if unpriced == 1
+                else self.tr("and {n} answers of unknown cost").format(n=unpriced)
+            )
+        if share >= 1:
+            tip += "\n" + self.tr("The budget is spent: answers stay on this computer.")
+        self.spending.setToolTip(plain_tooltip(tip))
+        self.spending.setAccessibleDescription(tip)
 
     def choose(self, mode: str) -> asyncio.Task[None]:
         """Save the routing mode and put it in effect, as Settings → OK does."""
@@ -113,3 +173,8 @@ class ConversationHeader(QWidget):
         await self.docent.apply_settings(settings)
         self.show_choices()
         self.mode_changed.emit(mode)
+
+
+def _dollars(amount: float) -> str:
+    """Cents, as the sidebar counts them; a fraction of a cent is not shown as free."""
+    return "<$0.01" if 0 < amount < 0.01 else f"${amount:.2f}"

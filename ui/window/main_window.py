@@ -369,6 +369,7 @@ class MainWindow(QMainWindow):
         await self.refresh()
         await self.docent.desk.budget.load()
         self.session.show_spending(self.docent.desk.budget)
+        self.header.show_spending()
         await self.refresh_conversations()
         self.documents.tick(self.state.scope)
         self.watch_folders()
@@ -714,6 +715,7 @@ class MainWindow(QMainWindow):
         async for _changed in self._answers:
             await self.refresh_conversations()
             self.session.show_spending(self.docent.desk.budget)
+            self.header.show_spending()
             self.answers_shown.emit()
 
     async def refresh_conversations(self) -> None:
