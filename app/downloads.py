@@ -6,14 +6,22 @@ connection) keeps that part; the next call hashes it and asks the server for the
 Range request. Only a file whose size and sha256 match those expected is moved (os.replace, same
 folder: atomic) to its final name and stamped, so a half-downloaded or corrupt model never looks
 usable. File writes and hashing run on the download's own thread; the event loop only moves bytes.
+
+One download of a model at a time, across processes (two Models managers, the window and
+`docent models --download`): each holds a file lock on `<file>.lock` while it writes the part. A
+second download of the same model waits for the lock, reporting the part's growth as the other
+download's progress, then finds the model downloaded (or resumes the part the other one left).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import errno
 import hashlib
 import os
 import shutil
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,7 +34,13 @@ from app.errors import DocentError
 from app.verified import Verifiable, stamp_path, write_stamp
 from app.workers import Emitter, SerialWorker
 
+if sys.platform == "win32":
+    import msvcrt
+else:
+    import fcntl
+
 PROGRESS_INTERVAL = 0.1  # seconds between two progress reports
+LOCK_POLL_S = 0.25  # how often a download waiting for another one's lock tries it again
 WRITE_SIZE = 1 << 20  # bytes handed to the download's thread at once (one hop per 64 KiB is slow)
 
 
@@ -53,6 +67,7 @@ class DownloadProgress:
     total: int
     bytes_per_s: float
     verifying: bool = False  # hashing the part kept from an earlier attempt, before resuming
+    elsewhere: bool = False  # another download of it runs (another window, the CLI): waiting
 
 
 Listener = Callable[[DownloadProgress], None]  # always called on the event loop's thread
@@ -68,6 +83,10 @@ def partial_bytes(model: Downloadable, models_dir: Path) -> int:
         return part_path(model, models_dir).stat().st_size
     except OSError:
         return 0
+
+
+def lock_path(model: Downloadable, models_dir: Path) -> Path:
+    return models_dir / f"{model.file}.lock"
 
 
 def is_downloaded(model: Downloadable, models_dir: Path) -> bool:
@@ -149,6 +168,64 @@ class _PartFile:
             self._handle = None
 
 
+class _ModelLock:
+    """The file lock that makes a download of one model the only one, across processes; used
+    only on the download's thread. flock (LockFileEx on Windows) is held by the open file, so
+    two downloads in one process exclude each other too, and a crashed process's lock goes
+    with it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def try_acquire(self) -> bool:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            if sys.platform == "win32":
+                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            else:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            # The last holder removes the file as it lets go: a lock taken on the removed file
+            # guards nothing (a third download may hold the new one), so it is tried again.
+            current = os.stat(self.path)
+        except OSError:
+            os.close(fd)
+            return False
+        if not os.path.samestat(os.fstat(fd), current):
+            os.close(fd)
+            return False
+        self._fd = fd
+        return True
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        # Windows does not remove an open file: the next download takes the lock on it again.
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+        os.close(self._fd)  # lets the lock go
+        self._fd = None
+
+
+async def _wait_for_lock(
+    lock: _ModelLock,
+    model: Downloadable,
+    models_dir: Path,
+    worker: SerialWorker,
+    progress: Listener | None,
+) -> None:
+    """Take the model's lock; while another download holds it, report how its part grows."""
+    before: tuple[float, int] | None = None
+    while not await worker.run(lock.try_acquire):
+        if progress:
+            done, now = await worker.run(partial_bytes, model, models_dir), time.monotonic()
+            rate = (done - before[1]) / max(now - before[0], 1e-6) if before else 0.0
+            before = (now, done)
+            progress(DownloadProgress(done, model.size, max(rate, 0.0), elsewhere=True))
+        await asyncio.sleep(LOCK_POLL_S)
+
+
 async def download(
     model: Downloadable,
     models_dir: Path,
@@ -158,14 +235,17 @@ async def download(
 ) -> Path:
     """Download `model` into `models_dir` (resuming a part left earlier); return its path.
 
-    Cancel the awaiting task to pause: the part is kept for the next call.
+    Cancel the awaiting task to pause: the part is kept for the next call. Another download of
+    the same model, running now, is waited for (`elsewhere` progress reports) and not repeated.
     """
     if model.url is None:
         raise DownloadError(f"{model.name} is not a downloadable model (it comes with Docent)")
     target = models_dir / model.file
     part = _PartFile(part_path(model, models_dir))
+    lock = _ModelLock(lock_path(model, models_dir))
     worker = SerialWorker("download")
     try:
+        await _wait_for_lock(lock, model, models_dir, worker, progress)
         if await worker.run(is_downloaded, model, models_dir):
             return target
         await _fetch(model, models_dir, part, worker, progress, read_timeout_s)
@@ -179,8 +259,9 @@ async def download(
         await worker.run(_install, part, target, model, models_dir)
         return target
     finally:
-        # Queued behind a write still in flight when the task was cancelled.
+        # Queued behind a write (or a lock taken) still in flight when the task was cancelled.
         await worker.run(part.close)
+        await worker.run(lock.release)
         worker.shutdown()
 
 

@@ -1133,6 +1133,10 @@ Settings → Integrations → Serve over MCP shows the configuration to paste in
         <translation>继续之前，正在校验先前下载的 {done} MB…</translation>
     </message>
     <message>
+        <source>Another Docent window or command is downloading it: {done} of {total} MB…</source>
+        <translation>另一个 Docent 窗口或命令正在下载它：{done} / {total} MB…</translation>
+    </message>
+    <message>
         <source>{done} of {total} MB · {rate} MB/s · {left} s left</source>
         <translation>{done} / {total} MB · {rate} MB/秒 · 剩余 {left} 秒</translation>
     </message>

@@ -5,6 +5,7 @@ bundled one answers."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +23,7 @@ from app.paths import Paths
 from app.settings import LocalModelSettings, Settings, SpeedCheck
 from tests.gui.conftest import close_window, open_window, tooltip_shows
 from tests.gui.waiting import until
-from tests.integration.test_downloads import GGUF, served_model
+from tests.integration.test_downloads import GGUF, SLICE, served_model
 from tests.model_server import ModelServer, Served, model_server
 from ui.settings.model_manager import HERE, NAME, RAM, RIGHT, SIZE, STATE, ModelManager
 
@@ -239,3 +240,41 @@ def test_open_models_folder_shows_the_folder_instead_of_printing_its_path(
     finally:
         QDesktopServices.unsetUrlHandler("file")
         manager.deleteLater()
+
+
+def test_two_managers_asked_for_one_model_download_it_once(
+    qapp: QApplication, loop: qasync.QEventLoop, server: ModelServer, tmp_path: Path
+) -> None:
+    """Two Models managers (two windows) download the same model: the second says another
+    download has it and waits, then finds it downloaded; the server sent it once."""
+    model = served_model(server, "served-qwen", Served(GGUF, length=SLICE, delay_s=0.05))
+    paths = dataclasses.replace(Paths.from_environment(), models_dir=tmp_path / "models")
+    docent = Docent(paths, Settings(), Catalog((*Catalog.load().models, model)), embeddings=False)
+    loop.run_until_complete(docent.open())
+    first, second = ModelManager(docent), ModelManager(docent)
+    try:
+        for manager in (first, second):
+            manager.select("served-qwen")
+
+        async def both() -> None:
+            one = first.start_download()
+            await until(first.changed, lambda: first.progress.value() > 0)
+            two = second.start_download()
+            assert one is not None
+            assert two is not None
+            await until(second.changed, lambda: second.status.text().startswith("Another"))
+            assert second.status.text().startswith(
+                "Another Docent window or command is downloading it: "
+            )
+            await asyncio.gather(one, two)
+
+        loop.run_until_complete(both())
+        for manager in (first, second):
+            assert "downloaded and verified" in manager.status.text()
+            assert manager.rows["served-qwen"].text(STATE) == "ready"
+        assert server.requests == [("served-qwen", None)]
+    finally:
+        for manager in (first, second):
+            loop.run_until_complete(manager.close_async())
+            manager.deleteLater()
+        loop.run_until_complete(docent.close())

@@ -1,12 +1,15 @@
 """The model manager's downloads against a real HTTP server on 127.0.0.1 serving the real bundled
 GGUF: a cut connection resumed with a Range request, a wrong checksum, a 404, a slow and a stalled
-server, a full disk; then the app switches to the downloaded model without a restart."""
+server, a full disk; two downloads of one model at once (in one process or two) fetch it once;
+then the app switches to the downloaded model without a restart."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
 import hashlib
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,12 +19,12 @@ import pytest
 from app.answering import RouteDecided, Token
 from app.bootstrap import Docent
 from app.catalog import Catalog, CatalogModel, ModelError, ensure_model
-from app.downloads import DownloadError, DownloadProgress, download, part_path
+from app.downloads import DownloadError, DownloadProgress, download, lock_path, part_path
 from app.llm.engine import CancelToken
 from app.paths import Paths
 from app.settings import LocalModelSettings, RetrievalSettings, Settings
 from app.verified import stamp_path
-from tests.conftest import SHARED_MODELS
+from tests.conftest import REPO, SHARED_MODELS
 from tests.documents import write_pdf
 from tests.integration.conftest import index_all, run
 from tests.model_server import ModelServer, Served, model_server
@@ -272,3 +275,78 @@ def test_a_corrupt_model_at_start_up_or_at_load_gives_way_to_the_bundled_one(
     assert after is not None
     assert "cannot load model truncated.gguf: not a valid GGUF file" in after
     assert answering == "qwen2.5-coder-0.5b"
+
+
+def test_two_downloads_of_one_model_at_once_fetch_it_once(
+    server: ModelServer, models_dir: Path
+) -> None:
+    """Two Models managers (or a manager and the CLI) asked for the same model: the second
+    waits for the first, instead of writing into the same part file beside it."""
+    model = served_model(server, "twice", Served(GGUF, length=1 << 20, delay_s=0.05))
+    seen: tuple[list[DownloadProgress], list[DownloadProgress]] = ([], [])
+
+    async def both() -> list[Path]:
+        return await asyncio.gather(
+            download(model, models_dir, seen[0].append),
+            download(model, models_dir, seen[1].append),
+        )
+
+    assert run(both()) == [models_dir / model.file] * 2
+    with GGUF.open("rb") as original:
+        assert (models_dir / model.file).read_bytes() == original.read(model.size)
+    assert server.requests == [("twice", None)]  # fetched once
+    # One downloaded; the other said it waited for it, and never fetched anything itself.
+    waited = [reports for reports in seen if any(p.elsewhere for p in reports)]
+    assert len(waited) == 1
+    assert all(p.elsewhere for p in waited[0])
+    assert not lock_path(model, models_dir).exists()
+
+
+def test_a_download_in_another_process_is_waited_for_and_not_repeated(
+    server: ModelServer, models_dir: Path
+) -> None:
+    served = Served(GGUF, length=SLICE, delay_s=0.05)  # about 3 s for the whole slice
+    model = served_model(server, "shared", served)
+    assert model.url is not None
+    seen: list[DownloadProgress] = []
+
+    async def scenario() -> tuple[Path, bytes]:
+        child = await asyncio.create_subprocess_exec(
+            *(sys.executable, "-m", "tests.integration.download_worker", str(models_dir)),
+            *(model.name, model.file, str(model.size), model.sha256, model.url),
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+        )
+        assert child.stdout is not None
+        try:
+            async for line in child.stdout:  # until the other process is well under way
+                if line.startswith(b"progress") and int(line.split()[1]) >= 1 << 20:
+                    break
+            waiting = asyncio.Event()
+
+            def listen(progress: DownloadProgress) -> None:
+                seen.append(progress)
+                if progress.elsewhere:
+                    waiting.set()
+
+            mine = asyncio.ensure_future(download(model, models_dir, listen))
+            await asyncio.wait_for(waiting.wait(), timeout=30)
+            path = await mine
+            told = await child.stdout.read()
+            assert await child.wait() == 0
+            return path, told
+        finally:
+            if child.returncode is None:
+                child.kill()
+                await child.wait()
+
+    path, told = run(scenario())
+    assert path == models_dir / model.file
+    assert f"downloaded {path}".encode() in told
+    with GGUF.open("rb") as original:
+        assert path.read_bytes() == original.read(model.size)
+    assert server.requests == [("shared", None)]  # the other process's request only
+    assert seen
+    assert all(p.elsewhere for p in seen)
+    assert seen[0].done >= 1 << 20  # the other download's part, as it grew
+    assert not lock_path(model, models_dir).exists()

@@ -347,6 +347,10 @@ class ModelManager(QDialog):
             text = self.tr("Checking the {done} MB downloaded earlier before resuming…").format(
                 done=f"{done:,.0f}"
             )
+        elif progress.elsewhere:  # another window or `docent models` downloads it now
+            text = self.tr(
+                "Another Docent window or command is downloading it: {done} of {total} MB…"
+            ).format(done=f"{done:,.0f}", total=f"{total:,.0f}")
         else:
             rate = progress.bytes_per_s
             left = (progress.total - progress.done) / rate if rate else 0
