@@ -379,6 +379,10 @@
         <translation>OCR {done}/{total}</translation>
     </message>
     <message>
+        <source>Keyword search works on it. Search by meaning is off: this library has no embedding model.</source>
+        <translation>可按关键词搜索。按语义搜索已关闭：此文档库没有向量化模型。</translation>
+    </message>
+    <message>
         <source>Keyword search works on it now; semantic search (by meaning, not only by words) comes once embedding finishes.</source>
         <translation>现在已可按关键词搜索；向量化完成后还可按语义（按意思而不只是字词）搜索。</translation>
     </message>
@@ -625,8 +629,8 @@ Docent 在本机读取它们，回答时注明所用的页码。</translation>
         <translation>正在测量本机运行本地模型的速度（几秒钟）…</translation>
     </message>
     <message>
-        <source>A short guide is being added to your library: try the questions it offers.</source>
-        <translation>一份简短的指南正在加入文档库：试试其中推荐的问题。</translation>
+        <source>A short guide is being added to your library…</source>
+        <translation>一份简短的指南正在加入文档库…</translation>
     </message>
     <message>
         <source>Details</source>
@@ -679,6 +683,10 @@ Docent 在本机读取它们，回答时注明所用的页码。</translation>
     <message>
         <source>Docent could not measure this computer&apos;s speed: {why}</source>
         <translation>Docent 无法测量本机速度：{why}</translation>
+    </message>
+    <message>
+        <source>The guide is in your library: try the questions the window offers.</source>
+        <translation>指南已加入文档库：试试窗口中推荐的问题。</translation>
     </message>
     <message>
         <source>Not measured yet.</source>

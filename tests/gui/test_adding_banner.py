@@ -81,3 +81,19 @@ def test_the_banner_can_be_dismissed_and_a_reindex_raises_none(
     assert window.indexing is not None
     loop.run_until_complete(window.indexing)
     assert window.adding.isHidden()
+
+
+def test_batches_the_user_did_not_add_tell_nothing(
+    window: MainWindow, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    """The guide Docent adds on a first run, a re-index: no banner, not even a "0 documents
+    added" summary for a batch it never followed."""
+    report = write_pdf(tmp_path / "report.pdf")
+    told: list[str] = []
+    window.adding.shown.connect(lambda: told.append(window.adding.label.text()))
+    loop.run_until_complete(window.add_paths([report], announce=False))
+    window.documents.reindex_requested.emit([str(report)])
+    assert window.indexing is not None
+    loop.run_until_complete(window.indexing)
+    assert told == []
+    assert window.adding.isHidden()

@@ -119,6 +119,28 @@ def test_a_document_shows_its_steps_as_progress_then_its_size_pages_and_date(
     assert _bar_share(panel, PATH) == 0
 
 
+def test_without_an_embedder_a_read_document_is_ready_not_improving_forever(
+    qtbot: QtBot,
+) -> None:
+    """Keyword search only (no embedding model): nothing more is coming after reading (and
+    OCR), so the row says its final state, and why search by meaning is missing."""
+    panel = DocumentsPanel(semantic=False)
+    qtbot.addWidget(panel)
+    panel.apply(FileStarted(PATH, 1, 1))
+    panel.apply(FileIndexed(PATH, 7, 42, 120, "3 pages had no text"))
+    assert panel.status(PATH) == "Ready"
+    assert tooltip_shows(panel.status_tip(PATH)) == (
+        "Keyword search works on it. Search by meaning is off: this library has no embedding "
+        "model.\n\n3 pages had no text"
+    )
+    panel.show_library([replace(STORED, embedded=0)])  # as the library stores it: no vectors
+    assert (panel.status(PATH), panel.progress(PATH)) == ("Ready", None)
+    panel.show_library([replace(STORED, embedded=0, ocr_done=2, ocr_pages=9)])
+    assert panel.status(PATH) == "OCR 2/9"  # a step still running shows as before
+    panel.apply(OcrProgress(PATH, 7, 9, 9))
+    assert panel.status(PATH) == "Ready"
+
+
 def test_ocr_runs_as_a_bar_and_a_long_name_keeps_its_end(qtbot: QtBot) -> None:
     panel = DocumentsPanel()
     qtbot.addWidget(panel)
@@ -208,7 +230,9 @@ def test_the_library_header_adds_documents(
     window.library.add_button.click()
     assert window.indexing is not None
     loop.run_until_complete(window.indexing)
-    assert window.documents.status(report) == "Searchable (improving…)"  # keyword-only here
+    # A keyword-only library: read is all it will be, said as the final state.
+    assert window.documents.status(report) == "Ready"
+    assert "Search by meaning is off" in tooltip_shows(window.documents.status_tip(report))
     assert window.library.label.text() == "Library · 1"
 
 

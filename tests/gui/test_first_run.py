@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.bootstrap import Docent
+from tests.gui.waiting import until
 from ui.settings.settings_dialog import SettingsDialog
 from ui.window.first_run import FirstRunDialog
 from ui.window.main_window import MainWindow
@@ -170,3 +171,41 @@ def test_it_fits_one_screen_prints_no_path_and_opens_the_folders(
     )
     dialog.close()
     dialog.deleteLater()
+
+
+def test_the_guide_docent_adds_itself_raises_no_adding_banner(
+    qapp: QApplication, loop: qasync.QEventLoop
+) -> None:
+    """The banner follows what the user adds; the guide of a first run is Docent's own, and
+    the first-run screen says when it is in the library instead."""
+    docent = Docent.from_environment(embeddings=False)
+    loop.run_until_complete(docent.open())
+    window = MainWindow(docent)
+    window.show()
+    announced: list[str] = []
+    window.adding.shown.connect(lambda: announced.append(window.adding.label.text()))
+
+    async def first_run() -> FirstRunDialog:
+        await window.start()
+        welcome = window.welcome
+        assert welcome is not None
+        assert welcome.guide.text() == "A short guide is being added to your library…"
+        await until(welcome.guide_shown, lambda: "guide is in" in welcome.guide.text())
+        assert window.indexing is not None
+        await window.indexing
+        return welcome
+
+    try:
+        welcome = loop.run_until_complete(first_run())
+        assert welcome.guide.text() == (
+            "The guide is in your library: try the questions the window offers."
+        )
+        assert window.empty_state.question_buttons  # the questions it means
+        assert announced == []
+        assert not window.adding.isVisible()
+        welcome.start_button.click()
+    finally:
+        loop.run_until_complete(window.shutdown())
+        loop.run_until_complete(docent.close())
+        window.close()
+        window.deleteLater()

@@ -102,6 +102,8 @@ class AddingBanner(QWidget):
             case BatchStarted(batch=batch):
                 self._running = batch if batch in self._followed else None
                 self._listed = False
+                if self._running is None:  # not the user's (the guide, a watched folder)
+                    return
             case _ if self._running is None:
                 return
             case IndexingProgress(stage="reading", done=done, total=total) if not self._listed:

@@ -1,7 +1,8 @@
 """The documents panel: every file Docent was given, with its type's icon, size, pages, when it
 was indexed, and its state as a mark and a word ("Ready", "Reading 14/60", "OCR 3/9",
 "Searchable (improving…)", "Failed — encrypted"), a progress bar while a step runs and the whole
-story in the tooltip. A filter shows the rows whose name holds what is typed."""
+story in the tooltip. A filter shows the rows whose name holds what is typed. In a library with no
+embedder (keyword search only) a read document is Ready: nothing more is coming."""
 
 from __future__ import annotations
 
@@ -149,7 +150,8 @@ class DocumentsPanel(QTreeWidget):
         ticks_changed() — a row was ticked or unticked (by the user or by code); rows_changed() —
         a row came or went, or the filter changed what is shown; filter_cleared() — the panel
     dropped its filter to show rows it hid (show_paths). The window feeds the panel the
-        core's events.
+        core's events. `semantic`: the library embeds its passages (False: keyword search
+        only, and "Searchable (improving…)" would wait for an embedding that never comes).
     """
 
     remove_requested = Signal(list)
@@ -159,8 +161,9 @@ class DocumentsPanel(QTreeWidget):
     rows_changed = Signal()
     filter_cleared = Signal()
 
-    def __init__(self) -> None:
+    def __init__(self, *, semantic: bool = True) -> None:
         super().__init__()
+        self.semantic = semantic
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.setHeaderLabels(
             [
@@ -297,7 +300,7 @@ class DocumentsPanel(QTreeWidget):
                 continue
             if document.ocr_done < document.ocr_pages:
                 self._show_ocr(item, document.ocr_done, document.ocr_pages)
-            elif document.embedded < document.chunks:
+            elif document.embedded < document.chunks or not self.semantic:
                 self._show_searchable(item, progress=(document.embedded, document.chunks))
             else:
                 tip = self.tr("Keyword and semantic search both work on it.")
@@ -320,6 +323,15 @@ class DocumentsPanel(QTreeWidget):
         note: str | None = None,
         progress: tuple[int, int] | None = None,
     ) -> None:
+        if not self.semantic:  # searchable as it will ever be: its final state
+            tip = self.tr(
+                "Keyword search works on it. Search by meaning is off: this library has no "
+                "embedding model."
+            )
+            if note:
+                tip += "\n\n" + note
+            self._show_status(item, State.READY, self.tr("Ready"), tip)
+            return
         tip = self.tr(
             "Keyword search works on it now; semantic search (by meaning, not only by words) "
             "comes once embedding finishes."

@@ -116,7 +116,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Docent")
         self.setAcceptDrops(True)
         self.background = Background(self._report_failure)
-        self.documents = DocumentsPanel()
+        self.documents = DocumentsPanel(semantic=docent.library.embeds)
         self.session = SessionPanel()
         self.documents.remove_requested.connect(self.remove)
         self.documents.reindex_requested.connect(
@@ -377,7 +377,7 @@ class MainWindow(QMainWindow):
         if not self.state.first_run_done:
             self.state.first_run_done = True
             self.save_state()
-            indexing = self.add_paths([sample_path(GUIDE)])
+            indexing = self.add_paths([sample_path(GUIDE)], announce=False)
             if welcome:
                 self.show_welcome()
                 self.checking_speed = self.background.run(self._check_speed(indexing))
@@ -395,6 +395,7 @@ class MainWindow(QMainWindow):
         share the cores), say in the first-run screen what that means, and follow it."""
         assert self.welcome is not None
         await indexing
+        self.welcome.show_guide_ready()
         try:
             await self.docent.check_speed()
         except DocentError as error:
@@ -451,13 +452,16 @@ class MainWindow(QMainWindow):
         if files:
             self.add_paths([Path(name) for name in files])
 
-    def add_paths(self, paths: Sequence[Path], *, force: bool = False) -> asyncio.Task[None]:
+    def add_paths(
+        self, paths: Sequence[Path], *, force: bool = False, announce: bool = True
+    ) -> asyncio.Task[None]:
         """Index files and folders; the task ends once the window shows them indexed and
-        embedded."""
+        embedded. `announce` False: no "Adding documents" banner (the guide Docent adds on its
+        own, which the first-run screen tells about)."""
         for path in paths:
             self.documents.row(path)
         batch = self.docent.intake.add(paths, force=force)
-        if not force:  # a re-index adds nothing
+        if announce and not force:  # a re-index adds nothing
             self.adding.follow(batch, len(paths))
         self.indexing = self.background.run(self._until_shown(batch))
         return self.indexing
