@@ -702,6 +702,77 @@ Docent 在本机读取它们，回答时注明所用的页码。</translation>
     </message>
 </context>
 <context>
+    <name>IndexingBar</name>
+    <message>
+        <source>Indexing progress</source>
+        <translation>索引进度</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Pause indexing; it stays paused until resumed, even after a quit</source>
+        <translation>暂停索引；在点“继续”之前会一直暂停，退出后也是如此</translation>
+    </message>
+    <message>
+        <source>Indexing paused</source>
+        <translation>索引已暂停</translation>
+    </message>
+    <message>
+        <source>Indexing paused · 1 file waits</source>
+        <translation>索引已暂停 · 1 个文件等待中</translation>
+    </message>
+    <message>
+        <source>Indexing paused · {n} files wait</source>
+        <translation>索引已暂停 · {n} 个文件等待中</translation>
+    </message>
+    <message>
+        <source>Indexing…</source>
+        <translation>正在索引…</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>{done}/{total} files</source>
+        <translation>{done}/{total} 个文件</translation>
+    </message>
+    <message>
+        <source>{done}/{total} chunks embedded</source>
+        <translation>已向量化 {done}/{total} 个段落</translation>
+    </message>
+    <message>
+        <source>{rate} pages/s</source>
+        <translation>{rate} 页/秒</translation>
+    </message>
+    <message>
+        <source>{left}, then embedding</source>
+        <translation>{left}，之后进行向量化</translation>
+    </message>
+    <message>
+        <source>a few seconds left</source>
+        <translation>还剩几秒</translation>
+    </message>
+    <message>
+        <source>about {n} s left</source>
+        <translation>约剩 {n} 秒</translation>
+    </message>
+    <message>
+        <source>about {n} min left</source>
+        <translation>约剩 {n} 分钟</translation>
+    </message>
+    <message>
+        <source>about {h} h {m} min left</source>
+        <translation>约剩 {h} 小时 {m} 分钟</translation>
+    </message>
+    <message>
+        <source>about {h} h left</source>
+        <translation>约剩 {h} 小时</translation>
+    </message>
+</context>
+<context>
     <name>KeychainNotice</name>
     <message>
         <source>Looking for the keychain…</source>
@@ -2292,6 +2363,25 @@ No answer was written.</source>
     <message>
         <source>Click, or Tab to it and press Enter, to open the page.</source>
         <translation>点击，或用 Tab 移到此处后按 Enter，打开该页。</translation>
+    </message>
+</context>
+<context>
+    <name>WatchedFoldersPage</name>
+    <message>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Documents added to, changed in or removed from these folders (and their subfolders) are indexed, re-indexed or removed from the library automatically, also when that happened while Docent was closed. Removing a folder here stops watching it; its documents stay in the library.</source>
+        <translation>在这些文件夹（及其子文件夹）中添加、修改或删除的文档会自动被索引、重新索引或从文档库中移除，Docent 关闭期间发生的变化也一样。在此移除文件夹只会停止监视它，其中的文档仍留在文档库中。</translation>
+    </message>
+    <message>
+        <source>Watch a folder</source>
+        <translation>监视文件夹</translation>
     </message>
 </context>
 <context>

@@ -80,3 +80,25 @@ def test_pause_holds_the_folder_across_the_bar_and_resume_finishes_it(
     documents = loop.run_until_complete(window.docent.library.documents())
     assert sorted(d.path for d in documents) == [str(f) for f in files]
     assert not loop.run_until_complete(window.docent.library.queue()).left
+
+
+@pytest.mark.parametrize(
+    "progress",
+    [
+        IndexingProgress("reading", 312, 1000, 48.0, 170.0),
+        IndexingProgress("reading", 3, 9, 4.26, 5.0, embedding_after=True),
+        IndexingProgress("reading", 1, 2, None, None),
+        IndexingProgress("embedding", 40, 1200, None, 42.0),
+        IndexingProgress("embedding", 40, 1200, None, 3000.0),
+        IndexingProgress("embedding", 40, 1200, None, 7300.0),
+        IndexingProgress("embedding", 40, 1200, None, 7200.0),
+    ],
+)
+def test_the_bar_words_progress_as_the_cli_does_in_the_windows_language(
+    qtbot: QtBot, progress: IndexingProgress
+) -> None:
+    """The window words the core's numbers itself (so a translation can): in English, the
+    very line the CLI prints."""
+    bar = IndexingBar()
+    qtbot.addWidget(bar)
+    assert bar.describe(progress) == progress.describe()

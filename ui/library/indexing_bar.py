@@ -1,5 +1,6 @@
 """Above the documents, while files are queued: how far indexing is and how long it will take
-("312/1,000 files · 48 pages/s · about 3 min left", in the core's words), and Pause / Resume."""
+("312/1,000 files · 48 pages/s · about 3 min left", worded here from the core's numbers, in the
+window's language), and Pause / Resume."""
 
 from __future__ import annotations
 
@@ -25,9 +26,11 @@ class IndexingBar(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.label = plain_label()
-        self.label.setAccessibleName("Indexing progress")
-        self.button = QPushButton("Pause")
-        self.button.setToolTip("Pause indexing; it stays paused until resumed, even after a quit")
+        self.label.setAccessibleName(self.tr("Indexing progress"))
+        self.button = QPushButton(self.tr("Pause"))
+        self.button.setToolTip(
+            self.tr("Pause indexing; it stays paused until resumed, even after a quit")
+        )
         self.button.clicked.connect(self._clicked)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
@@ -81,14 +84,47 @@ class IndexingBar(QWidget):
     def _draw(self) -> None:
         progress = self._progress
         if self._paused:
-            waiting = f"{self._waiting:,} file{'s' if self._waiting != 1 else ''} wait"
-            text = f"Indexing paused · {waiting}" if self._waiting else "Indexing paused"
+            text = self.tr("Indexing paused")
+            if self._waiting == 1:
+                text = self.tr("Indexing paused · 1 file waits")
+            elif self._waiting:
+                text = self.tr("Indexing paused · {n} files wait").format(n=f"{self._waiting:,}")
         else:
-            text = progress.describe() if progress else "Indexing…"
+            text = self.describe(progress) if progress else self.tr("Indexing…")
         self.label.setText(text)
-        self.button.setText("Resume" if self._paused else "Pause")
+        self.button.setText(self.tr("Resume") if self._paused else self.tr("Pause"))
         self.show()
         self.shown.emit()
+
+    def describe(self, progress: IndexingProgress) -> str:
+        """ "312/1,000 files · 48 pages/s · about 3 min left" (the core's describe(), which
+        the CLI prints, in the window's language)."""
+        done, total = f"{progress.done:,}", f"{progress.total:,}"
+        if progress.stage == "reading":
+            parts = [self.tr("{done}/{total} files").format(done=done, total=total)]
+        else:
+            parts = [self.tr("{done}/{total} chunks embedded").format(done=done, total=total)]
+        if (rate := progress.pages_per_s) is not None:
+            pages = f"{rate:.{0 if rate >= 10 else 1}f}"
+            parts.append(self.tr("{rate} pages/s").format(rate=pages))
+        if progress.eta_s is not None:
+            left = self._time_left(progress.eta_s)
+            if progress.embedding_after:
+                left = self.tr("{left}, then embedding").format(left=left)
+            parts.append(left)
+        return " · ".join(parts)
+
+    def _time_left(self, seconds: float) -> str:
+        hours, minutes = divmod(round(seconds / 60), 60)
+        if seconds < 10:
+            return self.tr("a few seconds left")
+        if seconds < 60:
+            return self.tr("about {n} s left").format(n=5 * round(seconds / 5))
+        if not hours:
+            return self.tr("about {n} min left").format(n=minutes)
+        if minutes:
+            return self.tr("about {h} h {m} min left").format(h=hours, m=minutes)
+        return self.tr("about {h} h left").format(h=hours)
 
     def _clicked(self) -> None:
         (self.resume_requested if self._paused else self.pause_requested).emit()

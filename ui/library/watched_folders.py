@@ -18,19 +18,21 @@ class WatchedFoldersPage(QWidget):
         super().__init__()
         self.list = QListWidget()
         self.list.addItems(folders)
-        add = QPushButton("Add folder…")
+        add = QPushButton(self.tr("Add folder…"))
         add.clicked.connect(self._choose)
-        self.remove_button = QPushButton("Remove")
+        self.remove_button = QPushButton(self.tr("Remove"))
         self.remove_button.clicked.connect(self.remove_selected)
         buttons = QHBoxLayout()
         buttons.addWidget(add)
         buttons.addWidget(self.remove_button)
         buttons.addStretch(1)
         explanation = QLabel(
-            "Documents added to, changed in or removed from these folders (and their "
-            "subfolders) are indexed, re-indexed or removed from the library automatically, "
-            "also when that happened while Docent was closed. Removing a folder here stops "
-            "watching it; its documents stay in the library."
+            self.tr(
+                "Documents added to, changed in or removed from these folders (and their "
+                "subfolders) are indexed, re-indexed or removed from the library automatically, "
+                "also when that happened while Docent was closed. Removing a folder here stops "
+                "watching it; its documents stay in the library."
+            )
         )
         explanation.setWordWrap(True)
         self.rows = QVBoxLayout(self)  # the settings dialog adds the reading limits below
@@ -40,7 +42,7 @@ class WatchedFoldersPage(QWidget):
         self.rows.addWidget(error)
 
     def _choose(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Watch a folder")
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Watch a folder"))
         if folder:
             self.add(folder)
 
