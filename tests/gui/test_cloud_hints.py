@@ -43,7 +43,7 @@ def test_a_hard_question_answered_here_suggests_a_cloud_model(
     assert not simple.badge.nudge.isVisible()  # nothing to suggest
     assert hard.badge.reason.full_text() == "on this computer · no cloud set up"
     assert hard.badge.nudge.isVisible()
-    assert hard.badge.hard.text() == (
+    assert hard.badge.hard.full_text() == (
         "looked hard: 2-part question · asks for a comparison · asks why ·"
     )
     assert "though it looked hard" in hard.badge.text()  # the copied footer, in English

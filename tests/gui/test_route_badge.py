@@ -205,7 +205,7 @@ def test_a_question_that_looked_hard_with_no_cloud_suggests_setting_one_up(
     badge.settle(metrics)
     assert badge.reason.full_text() == "on this computer · no cloud set up"
     assert badge.nudge.isVisible()
-    assert f"{badge.hard.text()} {badge.set_up.text()}" == (
+    assert f"{badge.hard.full_text()} {badge.set_up.text()}" == (
         "looked hard: 2-part question · asks why · "
         "Set up a cloud model to send questions like this there"
     )

@@ -44,7 +44,7 @@ from app.answering.metrics import AnswerMetrics
 from app.answering.metrics import describe_cost as cost_words
 from app.llm.server_model import served_on
 from app.routing import Reason
-from ui.looks import MutedLabel, link_button
+from ui.looks import link_button
 from ui.plain import plain_label, plain_tooltip
 from ui.route_words import looked_hard, reason_words, route_word
 from ui.theme import error_colour, muted_colour, route_colour, warning_colour
@@ -212,7 +212,7 @@ class RouteBadge(QWidget):
             font = label.font()
             font.setPointSizeF(font.pointSizeF() * 0.9)
             label.setFont(font)
-        self.hard = MutedLabel()  # "looked hard: 2-part question ·"
+        self.hard = ElidedLabel()  # "looked hard: 2-part question ·", cut in a narrow pane
         self.set_up = link_button(
             QCoreApplication.translate(
                 "RouteBadge", "Set up a cloud model to send questions like this there"
@@ -222,7 +222,8 @@ class RouteBadge(QWidget):
         self.nudge = QWidget()
         nudge = QHBoxLayout(self.nudge)
         nudge.setContentsMargins(0, 0, 0, 0)
-        nudge.addWidget(self.hard)
+        # The words take the room up to their width (then the rest stays empty on the right).
+        nudge.addWidget(self.hard, 100)
         nudge.addWidget(self.set_up)
         nudge.addStretch(1)
         self.nudge.hide()
@@ -419,13 +420,15 @@ class RouteBadge(QWidget):
         self.reason.set_full_text(
             f"{where(route, model)} · {plain_reason(reason, why)}" if reason else ""
         )
-        self.hard.setText(f"{hard} ·" if hard else "")
+        self.hard.set_full_text(f"{hard} ·" if hard else "")
+        # As wide as its words and no wider: the link follows them, the rest of the row is empty.
+        self.hard.setMaximumWidth(self.hard.fontMetrics().horizontalAdvance(f"{hard} ·") + 2)
         self.nudge.setVisible(hard is not None)
         self.setAccessibleDescription(f"{route} {model}: {reason}")
 
     def _show_colours(self) -> None:
         muted = muted_colour(self.palette()).name()
-        for label in (self.reason, self.numbers):
+        for label in (self.reason, self.numbers, self.hard):
             label.setStyleSheet(f"color: {muted}")
         unknown = self._metrics is not None and self._metrics.cost_usd is None
         cost = warning_colour(self.palette()) if unknown else muted_colour(self.palette())
