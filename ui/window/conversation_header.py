@@ -84,8 +84,7 @@ class ConversationHeader(QWidget):
         layout.addWidget(self.route)
         self.saving: asyncio.Task[None] | None = None
         self.show_title("")
-        self.show_choices()
-        self.show_spending()
+        self.show_choices()  # and the spending
 
     def _words(self) -> tuple[str, str, str]:
         return (
