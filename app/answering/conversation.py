@@ -7,13 +7,21 @@ prompt carries the earlier turns, verbatim as they were sent, so a follow-up's p
 extends the previous prompt and answer: the local engine reuses that KV prefix and evaluates only
 the new question and its new sources. Sources are numbered across the conversation: a passage an
 earlier turn already sent keeps its number and is not sent again.
+
+A question asked again right after itself (the window's Retry and "re-ask with the other
+route", or the same words sent again) is another *version* of that turn, not a turn of its own:
+it is asked with the turns before it as context, never with its earlier versions. Each version
+is a history row; consecutive rows with the same question are one turn. The version the user
+looks at when the next question is asked is the one the conversation keeps: the next prompts
+carry it (its row's `turn` is marked `"kept": true`, its siblings' `false`; with no mark, the
+last version that has a turn is kept).
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -107,6 +115,54 @@ class Turn:
 
 
 @dataclass(frozen=True, slots=True)
+class Version:
+    """One recorded answer to the newest question: its history row, and the turn it gives the
+    next prompt (None: it failed or was stopped, and gives none)."""
+
+    history_id: int
+    turn: Turn | None
+
+
+@dataclass(frozen=True, slots=True)
+class AskedTurn:
+    """A question and its recorded answers (its versions, oldest first) as a front end shows
+    them again: `kept` indexes the version the conversation continued (None: none of them, they
+    failed or a failed one was looked at), `shown` the one to show (the kept one, else the last)."""
+
+    question: str
+    versions: tuple[HistoryEntry, ...]
+    kept: int | None
+
+    @property
+    def shown(self) -> int:
+        return len(self.versions) - 1 if self.kept is None else self.kept
+
+
+def grouped(entries: Sequence[HistoryEntry]) -> list[AskedTurn]:
+    """A conversation's recorded answers as its turns: consecutive rows with the same question
+    are versions of one turn."""
+    runs: list[list[HistoryEntry]] = []
+    for entry in entries:
+        if runs and runs[-1][0].question == entry.question:
+            runs[-1].append(entry)
+        else:
+            runs.append([entry])
+    return [AskedTurn(run[0].question, tuple(run), _kept(run)) for run in runs]
+
+
+def _kept(versions: Sequence[HistoryEntry]) -> int | None:
+    """The version a turn's next question continued: the one marked kept, else the last with a
+    turn (a failed or stopped one has none); None when every version with a turn is marked
+    not kept (the user looked at a failed one)."""
+    candidates = [
+        at
+        for at, entry in enumerate(versions)
+        if entry.turn is not None and entry.turn.get("kept", True) is not False
+    ]
+    return candidates[-1] if candidates else None
+
+
+@dataclass(frozen=True, slots=True)
 class Plan:
     """What a question's prompt holds besides the system message and its own user message."""
 
@@ -135,6 +191,15 @@ class Conversation:
     # An MCP client's conversation the desktop goes on with: its turns are copied into a new
     # conversation at the first question, so the client never reads the user's turns.
     continues: int | None = None
+    # The newest question's recorded answers (its versions), oldest first, and how many of
+    # `turns` come before them (the context a version is asked with).
+    newest: list[Version] = field(default_factory=list)
+    _asked: str = ""  # the newest question
+    kept_version: int | None = None  # the newest version looked at (None: the last)
+    _before: int = 0
+    _asked_count: int = 0  # questions begun (not versions): which answers still decide `newest`
+    # The first question, edited away: the title follows the new one unless the user renamed it.
+    _retitle: str | None = None
     _recording: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
 
     async def recorded_id(self, library: Library, question: str) -> int:
@@ -149,8 +214,87 @@ class Conversation:
     def from_entries(
         cls, conversation_id: int | None, entries: Sequence[HistoryEntry]
     ) -> Conversation:
-        """From its recorded answers (a failed or stopped one is not context)."""
-        return cls(conversation_id, _context(entries), tuple(entries))
+        """From its recorded answers (a failed or stopped one is not context; of a turn's
+        versions, the kept one is)."""
+        conversation = cls(conversation_id)
+        conversation._restore(entries)
+        return conversation
+
+    def _restore(self, entries: Sequence[HistoryEntry]) -> None:
+        turns = grouped(entries)
+        context = [
+            Turn.from_entry(turn.versions[turn.kept]) for turn in turns if turn.kept is not None
+        ]
+        self.entries = tuple(entries)
+        self.turns = context
+        self.newest, self.kept_version, self._before = [], None, len(context)
+        if turns:
+            last = turns[-1]
+            self._asked = last.question
+            self._before -= last.kept is not None
+            self.newest = [
+                Version(entry.id, None if entry.turn is None else Turn.from_entry(entry))
+                for entry in last.versions
+            ]
+            self.kept_version = last.versions[last.shown].id
+
+    def asks_again(self, question: str) -> bool:
+        """Whether `question` is the newest one asked again: another version of that turn."""
+        return self.id is not None and bool(self.newest) and self._asked == question.strip()
+
+    def choose(self, history_id: int) -> None:
+        """The user looks at this version of the newest question: the next question continues
+        it (the window calls this as the user switches; another turn's versions are history)."""
+        for version in self.newest:
+            if version.history_id == history_id:
+                self.kept_version = history_id
+                self.turns = self.turns[: self._before] + ([version.turn] if version.turn else [])
+
+    async def ask(
+        self,
+        library: Library,
+        question: str,
+        answer: Callable[[Conversation], AsyncIterator[AnswerEvent]],
+    ) -> AsyncIterator[AnswerEvent]:
+        """`answer(conversation)`'s events for `question` as this conversation's next turn, or,
+        asked again right after itself, as another version of the newest turn: `answer` is then
+        given the turns before it, and the new version is the one kept. A next question first
+        records which version of the newest turn it continues."""
+        again = self.asks_again(question)
+        if self._retitle is not None and self.id is not None:
+            await library.follow_first_question(self.id, self._retitle, question)
+            self._retitle = None
+        if again:
+            asking = Conversation(self.id, self.turns[: self._before], handle=self.handle)
+        else:
+            self._asked_count += 1
+            await self._keep_choice(library)
+            asking = self
+        before, count = len(asking.turns), self._asked_count
+        async for event in answer(asking):
+            recorded = event.history_id if isinstance(event, Finished | Failed) else None
+            # An answer stopped by a newer question ends after it began: that one is newest.
+            if recorded is not None and count == self._asked_count:
+                added = asking.turns[before] if len(asking.turns) > before else None
+                self._answered(question.strip(), Version(recorded, added), again, before)
+            yield event
+
+    def _answered(self, question: str, version: Version, again: bool, before: int) -> None:
+        if again:
+            self.newest.append(version)
+            self.turns = self.turns[: self._before] + ([version.turn] if version.turn else [])
+        else:  # the pipeline appended its turn to `turns`
+            self.newest, self._before = [version], before
+            self._asked = question
+        self.kept_version = None
+
+    async def _keep_choice(self, library: Library) -> None:
+        """Record which version of the newest turn the next question continues."""
+        if self.id is not None and len(self.newest) > 1:
+            kept = self.kept_version
+            if kept is None:
+                kept = self.newest[-1].history_id
+            await library.keep_version(self.id, [v.history_id for v in self.newest], kept)
 
     async def drop_from(self, library: Library, history_id: int) -> int:
         """Drop the recorded answer `history_id` and every later one, from the library and from
@@ -158,11 +302,14 @@ class Conversation:
         that leaned on it go). Returns how many were dropped."""
         if self.id is None:
             return 0
+        recorded = await library.conversation(self.id)
+        first = recorded.entries[0] if recorded is not None and recorded.entries else None
         dropped = await library.truncate_conversation(self.id, history_id)
         kept = await library.conversation(self.id)
         entries = kept.entries if kept is not None else []
-        self.turns = _context(entries)
-        self.entries = tuple(entries)
+        if first is not None and history_id <= first.id:
+            self._retitle = first.question  # the title was made of it (unless renamed since)
+        self._restore(entries)
         return dropped
 
     def standalone(self, question: str) -> str:
@@ -222,36 +369,51 @@ async def reopen(library: Library, conversation_id: int, handle: str | None = No
     return conversation
 
 
-def replayed(entries: Sequence[HistoryEntry]) -> list[tuple[str, list[AnswerEvent]]]:
-    """Each recorded answer as its question and the events that show it again, as they showed
-    it live: the sources the conversation had by then, how retrieval read a follow-up, and its
-    end (the answer with its markers, the cited sources, the metrics; or the failure)."""
-    shown: dict[int, Source] = {}  # the conversation's sources, by their number
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """A turn shown again: its question, the events of each of its versions, the one shown."""
+
+    question: str
+    versions: tuple[tuple[AnswerEvent, ...], ...]
+    shown: int
+
+
+def replayed(entries: Sequence[HistoryEntry]) -> list[Replayed]:
+    """Each turn of recorded answers (consecutive versions of a question are one) as its
+    question and the events that show each version again, as they showed it live: the sources
+    the conversation had by then (the kept versions' of the turns before, and its own), how
+    retrieval read a follow-up, and its end (the answer with its markers, the cited sources,
+    the metrics; or the failure)."""
+    earlier: dict[int, Source] = {}  # the sources the kept turns sent, by their number
     replay = []
-    for entry in entries:
-        turn = entry.turn or {"sources": []}
-        shown |= {source["number"]: Source(**source) for source in turn["sources"]}
-        events: list[AnswerEvent] = [SourcesFound(tuple(shown.values()))]
-        if entry.standalone and entry.conversation_id is not None:
-            events.append(InConversation(entry.conversation_id, entry.standalone, 0))
-        if entry.status == "failed":
-            events.append(Failed(entry.error or "failed", entry.id))
-        else:
-            # A cached answer's turn kept no sources: its citations show in its text only.
-            cited = [shown[c["number"]] for c in entry.citations if c["number"] in shown]
-            metrics = AnswerMetrics.from_record(entry)
-            cancelled = entry.status == "cancelled"
-            events.append(
-                Finished(entry.answer, tuple(cited), metrics, entry.id, cancelled, entry.grounded)
-            )
-        replay.append((entry.question, events))
+    for asked in grouped(entries):
+        versions = []
+        for entry in asked.versions:
+            turn = entry.turn or {"sources": []}
+            shown = earlier | {s["number"]: Source(**s) for s in turn["sources"]}
+            versions.append(tuple(_shown_again(entry, shown)))
+        if asked.kept is not None:
+            kept = asked.versions[asked.kept].turn or {"sources": []}
+            earlier |= {s["number"]: Source(**s) for s in kept["sources"]}
+        replay.append(Replayed(asked.question, tuple(versions), asked.shown))
     return replay
 
 
-def _context(entries: Sequence[HistoryEntry]) -> list[Turn]:
-    """The turns a conversation's recorded answers give its next prompt (a failed or stopped
-    one has none)."""
-    return [Turn.from_entry(entry) for entry in entries if entry.turn is not None]
+def _shown_again(entry: HistoryEntry, shown: dict[int, Source]) -> list[AnswerEvent]:
+    events: list[AnswerEvent] = [SourcesFound(tuple(shown.values()))]
+    if entry.standalone and entry.conversation_id is not None:
+        events.append(InConversation(entry.conversation_id, entry.standalone, 0))
+    if entry.status == "failed":
+        events.append(Failed(entry.error or "failed", entry.id))
+    else:
+        # A cached answer's turn kept no sources: its citations show in its text only.
+        cited = [shown[c["number"]] for c in entry.citations if c["number"] in shown]
+        metrics = AnswerMetrics.from_record(entry)
+        cancelled = entry.status == "cancelled"
+        events.append(
+            Finished(entry.answer, tuple(cited), metrics, entry.id, cancelled, entry.grounded)
+        )
+    return events
 
 
 def _renumber(chosen: Sequence[Source], shown: dict[int, Source], first: int) -> list[Source]:

@@ -134,9 +134,18 @@ class Desk:
         progress: Progress | None = None,
     ) -> AsyncIterator[AnswerEvent]:
         """`route` forces local or cloud (the user's "re-ask with the other route"); with a
-        `conversation` the question is its next turn (a new one is recorded at its first)."""
+        `conversation` the question is its next turn (a new one is recorded at its first), or,
+        the newest question asked again (retry, re-ask), another version of that turn."""
         answerer = await self.answerer(progress)
-        async for event in answerer.answer(question, scope, cancel, route, conversation):
+        if conversation is None:
+            events = answerer.answer(question, scope, cancel, route)
+        else:
+            events = conversation.ask(
+                self.library,
+                question,
+                lambda asking: answerer.answer(question, scope, cancel, route, asking),
+            )
+        async for event in events:
             yield event
 
     async def answerer(self, progress: Progress | None = None) -> Answerer:

@@ -26,7 +26,7 @@ class ConversationInfo:
     title: str  # the first question, cut to TITLE_CHARS
     created_at: str
     updated_at: str
-    turns: int
+    turns: int  # questions asked (a question's versions are one turn)
     client: bool  # an MCP client's (it knows it by a handle): the desktop continues a copy
     routes: tuple[str, ...] = ()  # the routes its answers took (local, cloud…), sorted
 
@@ -80,8 +80,12 @@ def _title(text: str) -> str:
 def listing(store: Store) -> list[ConversationInfo]:
     """Every conversation, the most recently continued first."""
     rows = store.db.execute(
-        """SELECT c.id, c.title, c.created_at, c.updated_at, count(h.id), c.handle IS NOT NULL,
-                  group_concat(DISTINCT h.route)
+        """SELECT c.id, c.title, c.created_at, c.updated_at, (
+                      SELECT count(*) FROM (
+                          SELECT question, lag(question) OVER (ORDER BY id) AS before
+                          FROM history WHERE conversation_id = c.id)
+                      WHERE before IS NOT question),
+                  c.handle IS NOT NULL, group_concat(DISTINCT h.route)
            FROM conversations c LEFT JOIN history h ON h.conversation_id = c.id
            GROUP BY c.id ORDER BY c.updated_at DESC, c.id DESC"""
     ).fetchall()
@@ -161,6 +165,37 @@ def truncate(store: Store, conversation_id: int, first_dropped: int) -> int:
             [conversation_id, first_dropped],
         )
     return cursor.rowcount
+
+
+def keep_version(store: Store, conversation_id: int, versions: Collection[int], kept: int) -> None:
+    """Mark which of a question's recorded answers (its versions, history ids) the
+    conversation continues: `kept`'s turn is marked kept, the others' not (a failed or stopped
+    one has no turn to mark: when it is `kept`, no version of the question is context)."""
+    wanted = sorted(set(versions))
+    marks = ", ".join("?" * len(wanted))
+    with store.writing():
+        rows = store.db.execute(
+            f"""SELECT id, turn FROM history
+                WHERE conversation_id = ? AND turn IS NOT NULL AND id IN ({marks})""",
+            [conversation_id, *wanted],
+        ).fetchall()
+        for history_id, turn in rows:
+            marked = json.loads(turn) | {"kept": history_id == kept}
+            store.db.execute(
+                "UPDATE history SET turn = ? WHERE id = ?",
+                [json.dumps(marked, ensure_ascii=False), history_id],
+            )
+
+
+def follow_first_question(store: Store, conversation_id: int, old: str, new: str) -> bool:
+    """The user edited the conversation's first question `old` into `new`: its title follows,
+    unless the user renamed it (it is no longer the one the old question gave it)."""
+    with store.writing():
+        cursor = store.db.execute(
+            "UPDATE conversations SET title = ? WHERE id = ? AND title = ?",
+            [_title(new), conversation_id, _title(old)],
+        )
+    return cursor.rowcount > 0
 
 
 def rename(store: Store, conversation_id: int, title: str) -> bool:

@@ -308,6 +308,20 @@ class Library:
             lambda store: conversations.truncate(store, conversation_id, first_dropped)
         )
 
+    async def keep_version(
+        self, conversation_id: int, versions: Collection[int], kept: int
+    ) -> None:
+        """Which of a question's answers (history ids) the conversation continues."""
+        await self.write(
+            lambda store: conversations.keep_version(store, conversation_id, versions, kept)
+        )
+
+    async def follow_first_question(self, conversation_id: int, old: str, new: str) -> bool:
+        """The title follows an edited first question, unless the user renamed it."""
+        return await self.write(
+            lambda store: conversations.follow_first_question(store, conversation_id, old, new)
+        )
+
     async def delete_conversation(self, conversation_id: int) -> bool:
         """The conversation and its turns; False when there was none."""
         return await self.write(lambda store: conversations.delete(store, conversation_id))
