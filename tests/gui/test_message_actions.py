@@ -20,6 +20,7 @@ from ui.window.main_window import MainWindow
 
 INVOICES = "How long must customer invoices be kept?"
 EDITED = "Who approves deleting records?"
+FOLLOW_UP = "When are email archives deleted?"
 
 
 @pytest.fixture
@@ -53,15 +54,19 @@ def test_copy_retry_and_edit_a_question_then_export_the_conversation(
     assert first.copy_answer.accessibleName() == "Copy answer with its sources"
     assert first.retry.toolTip() == "Retry"
 
-    # Retry: the same route again (no cloud is set up: none is offered).
+    # Retry: the same route again (no cloud is set up: none is offered), as another version
+    # of the same turn (tests/gui/test_answer_versions.py follows versions further).
     assert first.retry.isVisible()
     assert first.reask.text() == "☁ Set up a cloud model to re-ask there…"
     first.retry.click()
     answered(window, loop)
-    first, again = window.turns.cards
-    assert again.question == INVOICES
-    assert again.badge.text().startswith("route: local")
+    assert window.turns.cards == [first]
+    assert first.version_label.text() == "Answer 2 of 2"
+    assert first.badge.text().startswith("route: local")
     # The newest card shows its actions; an older one only on hover or focus.
+    window.ask(FOLLOW_UP)
+    answered(window, loop)
+    first, again = window.turns.cards
     assert again.copy_answer.isVisible()
     assert again.edit_question.isVisible()
     assert not first.copy_answer.isVisible()
@@ -69,8 +74,10 @@ def test_copy_retry_and_edit_a_question_then_export_the_conversation(
     first.answer.setFocus()
     qtbot.waitUntil(first.copy_answer.isVisible)
     assert first.edit_question.isVisible()
+    assert not first.retry.isVisible()  # its follow-up rests on the version it continued
 
-    # Edit the first question: it goes back into the box; sent, it replaces both turns.
+    # Edit the first question: it goes back into the box; sent, it replaces both turns (and
+    # the title, the first question's, follows it).
     conversation_id = window.current.id
     assert conversation_id is not None
     first.edit_question.click()
@@ -98,5 +105,5 @@ def test_copy_retry_and_edit_a_question_then_export_the_conversation(
     (listed,) = loop.run_until_complete(window.docent.desk.conversations())
     expected = conversation_markdown(listed.title, reopened.entries)
     assert target.read_text(encoding="utf-8") == expected
-    # Its title stays (it may be the user's own); the replaced turns are gone.
+    assert listed.title == EDITED
     assert [line for line in expected.splitlines() if line.startswith("## ")] == [f"## {EDITED}"]

@@ -22,6 +22,9 @@ from PySide6.QtGui import (
     QCursor,
     QEnterEvent,
     QGuiApplication,
+    QKeySequence,
+    QResizeEvent,
+    QShortcut,
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
@@ -31,6 +34,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QFrame,
     QHBoxLayout,
+    QLabel,
     QPushButton,
     QSizePolicy,
     QTextBrowser,
@@ -73,6 +77,12 @@ from ui.theme import (
     scaled,
 )
 
+# Below this width a card shows one answer at a time: two columns would be too narrow to read.
+COMPARE_WIDTH = 760
+# Switch the versions of the focused card's answer (QTextBrowser's own Alt+arrows go nowhere:
+# an answer has no link history).
+PREVIOUS_VERSION = "Alt+Left"
+NEXT_VERSION = "Alt+Right"
 _MARKER = QRegularExpression(r"\[(\d{1,3})\]")  # a citation marker, the model's or Docent's
 # The core's flag on a sentence stating a fact no passage states (citations.UNVERIFIED).
 _UNVERIFIED = QRegularExpression(rf"\[{UNVERIFIED}: ([^\]]*)\]")
@@ -131,53 +141,21 @@ def _action(glyph: str, name: str) -> QToolButton:
     return button
 
 
-class TurnCard(QFrame):
-    """Signals: source_clicked(object) — a Source, from a citation chip or a source card;
-    reask_requested(str, str) — the question and a route: the other one (re-ask) or the same
-    (retry); cloud_setup_requested() — the re-ask button, where the other route is a cloud none
-    is set up for, or the badge's link under a question that looked hard; sent_requested(str) —
-    what a cloud call sent, as text; edit_requested() — "Edit question".
+class AnswerVersion(QWidget):
+    """One answer to the card's question (a card holds one per retry or re-ask: its versions):
+    the waiting line, the text, its route badge and its sources.
 
-    `cloud_set_up`: whether a cloud route exists; without one the card never offers a re-ask
-    (or a retry) that can only fail, but the way to set one up. `history_id`: the recorded
-    answer it shows (None until recorded). `latest`: the newest card shows its actions always."""
+    Signals: source_clicked(object) — a Source, from a citation chip or a source card;
+    ended() — the answer finished or failed (its route and actions are known)."""
 
     source_clicked = Signal(object)
-    reask_requested = Signal(str, str)
-    cloud_setup_requested = Signal()
-    sent_requested = Signal(str)
-    edit_requested = Signal()
+    ended = Signal()
 
     def __init__(self, question: str, thumbnails: Thumbnails, background: Background) -> None:
         super().__init__()
-        self.setObjectName("turnCard")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.question = question
-        self.asked = plain_label(question)
-        self.asked.setWordWrap(True)
-        self.asked.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        font = self.asked.font()
-        font.setBold(True)
-        self.asked.setFont(font)
-        self.asked.setAccessibleName(self.tr("Question"))
-        self.edit_question = _action("✎", self.tr("Edit question"))
-        self.edit_question.clicked.connect(self.edit_requested)
-        self.copy_question = _action("❐", self.tr("Copy question"))
-        self.copy_question.clicked.connect(
-            lambda: QGuiApplication.clipboard().setText(self.question)
-        )
-        question_actions = QWidget()
-        question_row = QHBoxLayout(question_actions)
-        question_row.setContentsMargins(0, 0, 0, 0)
-        question_row.setSpacing(0)
-        question_row.addWidget(self.edit_question)
-        question_row.addWidget(self.copy_question)
-        asked_line = QHBoxLayout()
-        asked_line.addWidget(self.asked, 1)
-        asked_line.addWidget(question_actions, 0, Qt.AlignmentFlag.AlignTop)
         self.answer = AnswerView()
         self.answer.set_line_height(line_height(question))  # until the answer's own text shows
-        self.answer.setAccessibleName("Answer")
+        self.answer.setAccessibleName(self.tr("Answer"))
         self.answer.anchorClicked.connect(self._open_chip)
         self.answer.highlighted.connect(self._show_passage)
         self.waiting = plain_label()  # what the core is doing until the first token
@@ -187,59 +165,22 @@ class TurnCard(QFrame):
         self.badge = RouteBadge(question)
         self.sources = SourceCards(thumbnails, background)
         self.sources.source_clicked.connect(self.source_clicked)
-        self.copy_answer = _action("❐", self.tr("Copy answer with its sources"))
-        self.copy_answer.clicked.connect(self._copy_answer)
-        self.copy_answer.hide()
-        self.retry = _action("↻", self.tr("Retry"))
-        self.retry.clicked.connect(self._retry_clicked)
-        self.retry.hide()
-        self.reask = QPushButton()
-        self.reask.setFlat(True)
-        self.reask.hide()
-        self.what_was_sent = QPushButton(self.tr("⇪ What was sent to the cloud"))
-        self.what_was_sent.setFlat(True)
-        self.what_was_sent.hide()
-        answer_actions = QWidget()
-        actions = QHBoxLayout(answer_actions)
-        actions.setContentsMargins(0, 0, 0, 0)
-        actions.addWidget(self.copy_answer)
-        actions.addWidget(self.retry)
-        actions.addWidget(self.reask)
-        actions.addWidget(self.what_was_sent)
-        actions.addStretch(1)
-        # Shown on hover or focus on an older card; hidden, they keep their room (no jumps).
-        self._action_rows = (question_actions, answer_actions)
-        for row in self._action_rows:
-            policy = row.sizePolicy()
-            policy.setRetainSizeWhenHidden(True)
-            row.setSizePolicy(policy)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(12, 10, 12, 10)
-        layout.addLayout(asked_line)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.waiting)
         layout.addWidget(self.answer)
         layout.addWidget(self.badge)
         layout.addWidget(self.sources)
-        layout.addWidget(answer_actions)
         self._secret = secrets.token_urlsafe(16)
         self._found: dict[int, Source] = {}  # every source offered to the model, by number
         self._chips: dict[str, Source] = {}
         self._claims: dict[int, list[str]] = {}  # the answer's sentences citing each source
-        self._sent: tuple[Message, ...] | None = None
+        self.sent: tuple[Message, ...] | None = None
         self._streamed = False
-        self._reask_route = ""
-        self._retry_route = ""
-        self._answer_text = ""  # as the model wrote it, with its [n] markers: what Copy copies
-        self._cited_sources: tuple[Source, ...] = ()
-        self.cloud_set_up = True
+        self.answer_text = ""  # as the model wrote it, with its [n] markers: what Copy copies
+        self.cited_sources: tuple[Source, ...] = ()
         self.history_id: int | None = None
-        self.latest = True
-        self.reask.clicked.connect(self._reask_clicked)
-        self.what_was_sent.clicked.connect(
-            lambda: self.sent_requested.emit(sent_as_text(self._sent or ()))
-        )
-        self.badge.sent_requested.connect(self.what_was_sent.click)
-        self.badge.cloud_setup_requested.connect(self.cloud_setup_requested)
+        self.route = ""  # the route it took, once finished ("" until then, or failed)
 
     def begin(self) -> None:
         self.badge.begin()
@@ -253,7 +194,13 @@ class TurnCard(QFrame):
                 self._found = {source.number: source for source in sources}
             case RouteDecided(route=route, reason=reason):
                 if self._streamed:  # a cascade: the draft is being replaced
-                    self._write(f"\n[{reason}; asking the {route} route]\n")
+                    self._write(
+                        "\n"
+                        + self.tr("[{reason}; asking the {route} route]").format(
+                            reason=reason, route=route
+                        )
+                        + "\n"
+                    )
                     self._streamed = False
             case Token(text=text):
                 self._streamed = True
@@ -269,64 +216,27 @@ class TurnCard(QFrame):
                 self.history_id = history_id
                 self._render(answer)
                 if cancelled:
-                    self._write(" [stopped]")
-                self._answer_text = answer
-                self._cited_sources = citations
-                self.copy_answer.setVisible(bool(answer.strip()))
+                    self._write(" " + self.tr("[stopped]"))
+                self.answer_text = answer
+                self.cited_sources = citations
                 self.sources.show_sources([self._cited(source) for source in citations])
-                self._offer_routes(metrics.route)
-                self._sent = sent
-                self.what_was_sent.setVisible(bool(sent))
+                self.route = metrics.route
+                self.sent = sent
+                self.ended.emit()
             case Failed(error=error, history_id=history_id):
                 self.history_id = history_id  # no retry: the window puts the question back
-                self._write(f"\n[failed: {error}]")
+                self._write("\n" + self.tr("[failed: {error}]").format(error=error))
                 style = QTextCharFormat()
                 style.setForeground(error_colour(self.palette()))
                 cursor = self.answer.textCursor()
                 cursor.select(QTextCursor.SelectionType.Document)
                 cursor.mergeCharFormat(style)
+                self.ended.emit()
 
-    def _offer_routes(self, route: str) -> None:
-        """Retry on the route the answer took (a cached one: asked afresh on this computer),
-        re-ask on the other; a cloud with none set up is never offered (it could only fail):
-        re-asking there becomes setting one up."""
-        self._retry_route = "cloud" if route == "cloud" else "local"
-        self._reask_route = other_route(self._retry_route)
-        self.retry.setVisible(self._retry_route != "cloud" or self.cloud_set_up)
-        if self._needs_cloud():
-            self.reask.setText(self.tr("☁ Set up a cloud model to re-ask there…"))
-        elif self._reask_route == "cloud":
-            self.reask.setText(self.tr("↻ Re-ask with the cloud route"))
-        else:
-            self.reask.setText(self.tr("↻ Re-ask on this computer"))
-        self.reask.show()
-
-    def _retry_clicked(self) -> None:
-        self.reask_requested.emit(self.question, self._retry_route)
-
-    def _copy_answer(self) -> None:
-        sources = [{"number": s.number, "where": s.where} for s in self._cited_sources]
-        QGuiApplication.clipboard().setText(answer_markdown(self._answer_text, sources))
-
-    def show_actions(self) -> None:
-        """The action rows: always on the newest card, on an older one while it is hovered or
-        holds the focus (what Tab reaches next: shown before the press moves on)."""
-        focused = QApplication.focusWidget()
-        shown = (
-            self.latest
-            or self.underMouse()
-            or (focused is not None and (focused is self or self.isAncestorOf(focused)))
-        )
-        for row in self._action_rows:
-            row.setVisible(shown)
-
-    def enterEvent(self, event: QEnterEvent) -> None:
-        super().enterEvent(event)
-        self.show_actions()
-
-    def leaveEvent(self, event: QEvent) -> None:
-        super().leaveEvent(event)
-        self.show_actions()
+    def markdown(self) -> str:
+        """The answer as Markdown with its sources (what Copy copies)."""
+        sources = [{"number": s.number, "where": s.where} for s in self.cited_sources]
+        return answer_markdown(self.answer_text, sources)
 
     def _show_waiting(self, event: AnswerEvent) -> None:
         """Until the first token: what the core is doing, in its events' order, so the wait
@@ -376,32 +286,10 @@ class TurnCard(QFrame):
         self.answer.hide()  # empty until the first token: the waiting line stands in for it
 
     def focus_order(self) -> list[QWidget]:
-        """What Tab visits in the card, top to bottom (hidden ones are skipped by Qt)."""
-        return [
-            self.edit_question,
-            self.copy_question,
-            self.answer,
-            self.badge,
-            self.badge.set_up,
-            *self.sources.cards,
-            self.copy_answer,
-            self.retry,
-            self.reask,
-            self.what_was_sent,
-        ]
+        return [self.answer, self.badge, self.badge.set_up, *self.sources.cards]
 
     def chips(self) -> dict[str, Source]:
-        """The answer's citation chips: their link and the Source each opens."""
         return dict(self._chips)
-
-    def text(self) -> str:
-        """The turn as text: question, answer, the sources, the badge's line."""
-        sources = [f"   [{c.source.number}] {c.source.where}" for c in self.sources.cards]
-        return "\n".join(
-            [f"Q: {self.question}", f"A: {self.answer.toPlainText()}"]
-            + (["Sources:", *sources] if sources else [])
-            + [self.badge.text()]
-        )
 
     def _write(self, text: str) -> None:
         cursor = self.answer.textCursor()
@@ -441,20 +329,13 @@ class TurnCard(QFrame):
             facts = cursor.selectedText()[len(UNVERIFIED) + 3 : -1]
             flag.setToolTip(
                 plain_tooltip(
-                    f"No passage given to the model states {facts}: the model may have made "
-                    "this up. Check it before relying on it."
+                    self.tr(
+                        "No passage given to the model states {facts}: the model may have "
+                        "made this up. Check it before relying on it."
+                    ).format(facts=facts)
                 )
             )
             cursor.mergeCharFormat(flag)
-
-    def _needs_cloud(self) -> bool:
-        return self._reask_route == "cloud" and not self.cloud_set_up
-
-    def _reask_clicked(self) -> None:
-        if self._needs_cloud():
-            self.cloud_setup_requested.emit()
-        else:
-            self.reask_requested.emit(self.question, self._reask_route)
 
     def _cited(self, source: Source) -> Source:
         return self._found.get(source.number, source)
@@ -496,6 +377,329 @@ class TurnCard(QFrame):
             f"{escape(source.where)}\n\n{_emphasised(quoted, shared)}\n\n{escape(how)}</p>"
         )
         QToolTip.showText(QCursor.pos(), tip, self.answer)
+
+
+class TurnCard(QFrame):
+    """Signals: source_clicked(object) — a Source, from a citation chip or a source card;
+    reask_requested(str, str) — the question and a route: the other one (re-ask) or the same
+    (retry); cloud_setup_requested() — the re-ask button, where the other route is a cloud none
+    is set up for, or the badge's link under a question that looked hard; sent_requested(str) —
+    what a cloud call sent, as text; edit_requested() — "Edit question"; version_shown(int) — the index of the version now shown.
+
+    A retry or re-ask of the newest question is another version of its answer, in the same
+    card: "Answer 2 of 2 ‹ ›" (Alt+Left, Alt+Right) switches between them, each with its own
+    badge and sources; a card wide enough compares two side by side (a local and a cloud one
+    where it has both). The actions act on the version shown.
+
+    `cloud_set_up`: whether a cloud route exists; without one the card never offers a re-ask
+    (or a retry) that can only fail, but the way to set one up. `history_id`: the recorded
+    answer it shows (None until recorded). `latest`: the newest card shows its actions always,
+    and only it offers a retry or a re-ask (an older question's next turns rest on the version
+    they continued)."""
+
+    source_clicked = Signal(object)
+    reask_requested = Signal(str, str)
+    cloud_setup_requested = Signal()
+    sent_requested = Signal(str)
+    edit_requested = Signal()
+    version_shown = Signal(int)
+
+    def __init__(self, question: str, thumbnails: Thumbnails, background: Background) -> None:
+        super().__init__()
+        self.setObjectName("turnCard")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.question = question
+        self.versions: list[AnswerVersion] = []
+        self.shown = 0  # the version shown (its index)
+        self._thumbnails = thumbnails
+        self._background = background
+        self.asked = plain_label(question)
+        self.asked.setWordWrap(True)
+        self.asked.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = self.asked.font()
+        font.setBold(True)
+        self.asked.setFont(font)
+        self.asked.setAccessibleName(self.tr("Question"))
+        self.edit_question = _action("✎", self.tr("Edit question"))
+        self.edit_question.clicked.connect(self.edit_requested)
+        self.copy_question = _action("❐", self.tr("Copy question"))
+        self.copy_question.clicked.connect(
+            lambda: QGuiApplication.clipboard().setText(self.question)
+        )
+        question_actions = QWidget()
+        question_row = QHBoxLayout(question_actions)
+        question_row.setContentsMargins(0, 0, 0, 0)
+        question_row.setSpacing(0)
+        question_row.addWidget(self.edit_question)
+        question_row.addWidget(self.copy_question)
+        asked_line = QHBoxLayout()
+        asked_line.addWidget(self.asked, 1)
+        asked_line.addWidget(question_actions, 0, Qt.AlignmentFlag.AlignTop)
+        # The versions' switcher: shown once the question has been answered twice.
+        self.previous_version = _action("‹", self.tr("Previous answer"))
+        self.previous_version.clicked.connect(lambda: self.show_version(self.shown - 1))
+        self.next_version = _action("›", self.tr("Next answer"))
+        self.next_version.clicked.connect(lambda: self.show_version(self.shown + 1))
+        self.version_label = plain_label()
+        self.compare = QToolButton()
+        self.compare.setText(self.tr("Compare"))
+        self.compare.setToolTip(self.tr("Show two answers side by side"))
+        self.compare.setCheckable(True)
+        self.compare.setAutoRaise(True)
+        self.compare.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.compare.toggled.connect(lambda _on: self._arrange())
+        self.switcher = QWidget()
+        switcher_row = QHBoxLayout(self.switcher)
+        switcher_row.setContentsMargins(0, 0, 0, 0)
+        switcher_row.setSpacing(2)
+        switcher_row.addWidget(self.previous_version)
+        switcher_row.addWidget(self.version_label)
+        switcher_row.addWidget(self.next_version)
+        switcher_row.addStretch(1)
+        switcher_row.addWidget(self.compare)
+        self.switcher.hide()
+        for key, step in ((PREVIOUS_VERSION, -1), (NEXT_VERSION, 1)):
+            shortcut = QShortcut(QKeySequence(key), self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(lambda step=step: self.show_version(self.shown + step))
+        self._versions_row = QHBoxLayout()
+        self._versions_row.setContentsMargins(0, 0, 0, 0)
+        self._versions_row.setSpacing(16)
+        self.copy_answer = _action("❐", self.tr("Copy answer with its sources"))
+        self.copy_answer.clicked.connect(
+            lambda: QGuiApplication.clipboard().setText(self.version.markdown())
+        )
+        self.copy_answer.hide()
+        self.retry = _action("↻", self.tr("Retry"))
+        self.retry.clicked.connect(self._retry_clicked)
+        self.retry.hide()
+        self.reask = QPushButton()
+        self.reask.setFlat(True)
+        self.reask.hide()
+        self.what_was_sent = QPushButton(self.tr("⇪ What was sent to the cloud"))
+        self.what_was_sent.setFlat(True)
+        self.what_was_sent.hide()
+        answer_actions = QWidget()
+        actions = QHBoxLayout(answer_actions)
+        actions.setContentsMargins(0, 0, 0, 0)
+        actions.addWidget(self.copy_answer)
+        actions.addWidget(self.retry)
+        actions.addWidget(self.reask)
+        actions.addWidget(self.what_was_sent)
+        actions.addStretch(1)
+        # Shown on hover or focus on an older card; hidden, they keep their room (no jumps).
+        self._action_rows = (question_actions, answer_actions)
+        for row in self._action_rows:
+            policy = row.sizePolicy()
+            policy.setRetainSizeWhenHidden(True)
+            row.setSizePolicy(policy)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 10, 12, 10)
+        layout.addLayout(asked_line)
+        layout.addWidget(self.switcher)
+        layout.addLayout(self._versions_row)
+        layout.addWidget(answer_actions)
+        self._reask_route = ""
+        self._retry_route = ""
+        self.cloud_set_up = True
+        self.latest = True
+        self.reask.clicked.connect(self._reask_clicked)
+        self.what_was_sent.clicked.connect(
+            lambda: self.sent_requested.emit(sent_as_text(self.version.sent or ()))
+        )
+        self._add_version()
+
+    # --- the version shown (what the card's parts and actions are) --------------------------
+
+    @property
+    def version(self) -> AnswerVersion:
+        return self.versions[self.shown]
+
+    @property
+    def answer(self) -> AnswerView:
+        return self.version.answer
+
+    @property
+    def waiting(self) -> QLabel:
+        return self.version.waiting
+
+    @property
+    def badge(self) -> RouteBadge:
+        return self.version.badge
+
+    @property
+    def sources(self) -> SourceCards:
+        return self.version.sources
+
+    @property
+    def history_id(self) -> int | None:
+        return self.version.history_id
+
+    def history_ids(self) -> list[int]:
+        """Every version's recorded answer, oldest first."""
+        return [v.history_id for v in self.versions if v.history_id is not None]
+
+    def _add_version(self) -> AnswerVersion:
+        version = AnswerVersion(self.question, self._thumbnails, self._background)
+        version.source_clicked.connect(self.source_clicked)
+        version.badge.sent_requested.connect(self.what_was_sent.click)
+        version.badge.cloud_setup_requested.connect(self.cloud_setup_requested)
+        version.ended.connect(lambda: self._version_ended(version))
+        self.versions.append(version)
+        self._versions_row.addWidget(version, 1)
+        return version
+
+    def begin(self) -> None:
+        self.versions[-1].begin()
+        self._arrange()
+
+    def begin_version(self) -> None:
+        """Another answer to the question (a retry or re-ask): the next version, shown."""
+        self._add_version()
+        self.shown = len(self.versions) - 1
+        self.compare.setChecked(False)
+        self.begin()
+
+    def apply(self, event: AnswerEvent) -> None:
+        """The event of the answer being written: the newest version's."""
+        self.versions[-1].apply(event)
+
+    def show_version(self, index: int) -> None:
+        if not 0 <= index < len(self.versions) or index == self.shown:
+            return
+        focus = QApplication.focusWidget()
+        focused = focus is not None and self.isAncestorOf(focus)
+        self.shown = index
+        self._arrange()
+        if focused:  # a hidden widget loses the focus: the answer shown takes it
+            (self.answer if self.answer.isVisible() else self).setFocus()
+        self.version_shown.emit(index)
+
+    def _version_ended(self, version: AnswerVersion) -> None:
+        if version is self.version:
+            self._arrange()
+
+    def _arrange(self) -> None:
+        """Show the version chosen (and, comparing, the one beside it), the switcher, and the
+        actions of the version shown."""
+        count = len(self.versions)
+        self.switcher.setVisible(count > 1)
+        self.version_label.setText(
+            self.tr("Answer {n} of {count}").format(n=self.shown + 1, count=count)
+        )
+        self.previous_version.setEnabled(self.shown > 0)
+        self.next_version.setEnabled(self.shown < count - 1)
+        comparable = count > 1 and self.width() >= COMPARE_WIDTH
+        self.compare.setVisible(comparable)
+        beside = self._beside() if comparable and self.compare.isChecked() else None
+        for at, version in enumerate(self.versions):
+            version.setVisible(at in (self.shown, beside))
+        shown = self.version
+        finished = bool(shown.route)
+        self.copy_answer.setVisible(bool(shown.answer_text.strip()))
+        self.what_was_sent.setVisible(bool(shown.sent))
+        if finished and self.latest:
+            self._offer_routes(shown.route)
+        else:
+            self.retry.hide()
+            self.reask.hide()
+
+    def _beside(self) -> int:
+        """The version compared with the one shown: the newest on another route, else the
+        one next to it."""
+        route = self.version.route
+        others = [at for at, v in enumerate(self.versions) if at != self.shown]
+        elsewhere = [at for at in others if self.versions[at].route not in ("", route)]
+        if elsewhere:
+            return elsewhere[-1]
+        return self.shown - 1 if self.shown > 0 else self.shown + 1
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if len(self.versions) > 1:
+            self._arrange()  # Compare comes and goes with the room for two columns
+
+    def _offer_routes(self, route: str) -> None:
+        """Retry on the route the answer took (a cached one: asked afresh on this computer),
+        re-ask on the other; a cloud with none set up is never offered (it could only fail):
+        re-asking there becomes setting one up."""
+        self._retry_route = "cloud" if route == "cloud" else "local"
+        self._reask_route = other_route(self._retry_route)
+        self.retry.setVisible(self._retry_route != "cloud" or self.cloud_set_up)
+        if self._needs_cloud():
+            self.reask.setText(self.tr("☁ Set up a cloud model to re-ask there…"))
+        elif self._reask_route == "cloud":
+            self.reask.setText(self.tr("↻ Re-ask with the cloud route"))
+        else:
+            self.reask.setText(self.tr("↻ Re-ask on this computer"))
+        self.reask.show()
+
+    def _retry_clicked(self) -> None:
+        self.reask_requested.emit(self.question, self._retry_route)
+
+    def mark_latest(self, latest: bool) -> None:
+        """Whether it is the newest card (its actions always shown, a retry offered)."""
+        if latest != self.latest:
+            self.latest = latest
+            self._arrange()
+        self.show_actions()
+
+    def show_actions(self) -> None:
+        """The action rows: always on the newest card, on an older one while it is hovered or
+        holds the focus (what Tab reaches next: shown before the press moves on)."""
+        focused = QApplication.focusWidget()
+        shown = (
+            self.latest
+            or self.underMouse()
+            or (focused is not None and (focused is self or self.isAncestorOf(focused)))
+        )
+        for row in self._action_rows:
+            row.setVisible(shown)
+
+    def enterEvent(self, event: QEnterEvent) -> None:
+        super().enterEvent(event)
+        self.show_actions()
+
+    def leaveEvent(self, event: QEvent) -> None:
+        super().leaveEvent(event)
+        self.show_actions()
+
+    def focus_order(self) -> list[QWidget]:
+        """What Tab visits in the card, top to bottom (hidden ones are skipped by Qt)."""
+        return [
+            self.edit_question,
+            self.copy_question,
+            self.previous_version,
+            self.next_version,
+            self.compare,
+            *(widget for version in self.versions for widget in version.focus_order()),
+            self.copy_answer,
+            self.retry,
+            self.reask,
+            self.what_was_sent,
+        ]
+
+    def chips(self) -> dict[str, Source]:
+        """The shown answer's citation chips: their link and the Source each opens."""
+        return self.version.chips()
+
+    def text(self) -> str:
+        """The turn as text: question, the answer shown, the sources, the badge's line."""
+        sources = [f"   [{c.source.number}] {c.source.where}" for c in self.sources.cards]
+        return "\n".join(
+            [f"Q: {self.question}", f"A: {self.answer.toPlainText()}"]
+            + (["Sources:", *sources] if sources else [])
+            + [self.badge.text()]
+        )
+
+    def _needs_cloud(self) -> bool:
+        return self._reask_route == "cloud" and not self.cloud_set_up
+
+    def _reask_clicked(self) -> None:
+        if self._needs_cloud():
+            self.cloud_setup_requested.emit()
+        else:
+            self.reask_requested.emit(self.question, self._reask_route)
 
 
 def _chip_spans(document: QTextDocument, chips: dict[str, Source]) -> list[tuple[int, int]]:

@@ -23,7 +23,8 @@ class TurnsView(QScrollArea):
     cloud_setup_requested() — that button where no cloud is set up; sent_requested(str) —
     what a cloud call sent, as text; edit_requested(object) — the TurnCard whose "Edit question"
     was clicked. `cloud_set_up`: whether a cloud route exists (the cards begun from now on offer
-    a re-ask there)."""
+    a re-ask there). A retry or re-ask of the newest question is another version in its card
+    (`again`), as a kept conversation shows its versions again (`replay`)."""
 
     source_clicked = Signal(object)
     reask_requested = Signal(str, str)
@@ -38,7 +39,7 @@ class TurnsView(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setAccessibleName("Conversation")
+        self.setAccessibleName(self.tr("Conversation"))
         self.cards: list[TurnCard] = []
         self.cloud_set_up = True
         page = QWidget()
@@ -75,6 +76,14 @@ class TurnsView(QScrollArea):
         self.order_focus()
         return card
 
+    def again(self) -> TurnCard:
+        """The newest question asked again: its card begins another version of the answer."""
+        card = self.cards[-1]
+        card.begin_version()
+        self._following = True
+        self.order_focus()
+        return card
+
     def apply(self, event: AnswerEvent) -> None:
         if self.current is not None:
             self.current.apply(event)
@@ -101,29 +110,33 @@ class TurnsView(QScrollArea):
             self._column.removeWidget(card)
             card.deleteLater()
         self._mark_latest()
-        recorded = [card.history_id for card in dropped if card.history_id is not None]
-        return recorded[0] if recorded else None
+        recorded = [history_id for card in dropped for history_id in card.history_ids()]
+        return min(recorded) if recorded else None
 
     def _mark_latest(self) -> None:
         for card in self.cards:
-            card.latest = card is self.current
-            card.show_actions()
+            card.mark_latest(card is self.current)
 
     def _focus_moved(self, _old: QWidget | None, _new: QWidget | None) -> None:
         for card in self.cards:
             card.show_actions()
 
     def replay(self, entries: Sequence[HistoryEntry]) -> None:
-        """A kept conversation's recorded answers, with their sources and badges."""
+        """A kept conversation's recorded answers, with their sources and badges: a question's
+        versions in one card, showing the one the conversation kept."""
         self.clear()
-        for question, events in replayed(entries):
-            card = self.begin(question)
-            for event in events:
-                card.apply(event)
+        for turn in replayed(entries):
+            card = self.begin(turn.question)
+            for at, events in enumerate(turn.versions):
+                if at:
+                    card.begin_version()
+                for event in events:
+                    card.apply(event)
+            card.show_version(turn.shown)
         self.order_focus()
 
     def cited_sources(self) -> list[Source]:
-        """Every source shown under an answer, oldest first."""
+        """Every source shown under an answer shown, oldest first."""
         return [card.source for turn in self.cards for card in turn.sources.cards]
 
     def text(self) -> str:

@@ -826,7 +826,14 @@ class MainWindow(QMainWindow):
         try:
             if replacing is not None:
                 await self._drop_turns_from(replacing, earlier)
-            self.turns.begin(question)
+            newest = self.turns.current
+            again = newest is not None and newest.question.strip() == question.strip()
+            if again and self.current.asks_again(question):
+                self.turns.again()  # a retry or re-ask: another version of the newest answer
+            else:
+                if newest is not None and newest.history_id is not None:
+                    self.current.choose(newest.history_id)  # the version the user looks at
+                self.turns.begin(question)
             self._show_model_state(loading=not self.docent.chat.loaded)
             scope = self.documents.scope()
             conversation = self.current
