@@ -61,6 +61,85 @@
     </message>
 </context>
 <context>
+    <name>AnswerVersion</name>
+    <message>
+        <source>Answer</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>进度</translation>
+    </message>
+    <message>
+        <source>Searching your documents…</source>
+        <translation>正在搜索你的文档…</translation>
+    </message>
+    <message>
+        <source>[{reason}; asking the {route} route]</source>
+        <translation>[{reason}；正在改用{route}路线]</translation>
+    </message>
+    <message>
+        <source>[stopped]</source>
+        <translation>[已停止]</translation>
+    </message>
+    <message>
+        <source>[failed: {error}]</source>
+        <translation>[失败：{error}]</translation>
+    </message>
+    <message>
+        <source>Found no passages in your documents</source>
+        <translation>在你的文档中没有找到段落</translation>
+    </message>
+    <message>
+        <source>Found {passages} in {documents}</source>
+        <translation>在 {documents}中找到 {passages}</translation>
+    </message>
+    <message>
+        <source>1 passage</source>
+        <translation>1 个段落</translation>
+    </message>
+    <message>
+        <source>{n} passages</source>
+        <translation>{n} 个段落</translation>
+    </message>
+    <message>
+        <source>1 document</source>
+        <translation>1 个文档</translation>
+    </message>
+    <message>
+        <source>{n} documents</source>
+        <translation>{n} 个文档</translation>
+    </message>
+    <message>
+        <source>Reading them on this computer…</source>
+        <translation>正在本机阅读…</translation>
+    </message>
+    <message>
+        <source>Taking an earlier answer…</source>
+        <translation>正在取用之前的回答…</translation>
+    </message>
+    <message>
+        <source>Asking {model}…</source>
+        <translation>正在询问 {model}…</translation>
+    </message>
+    <message>
+        <source>Waiting: 1 answer ahead</source>
+        <translation>等待中：前面还有 1 个回答</translation>
+    </message>
+    <message>
+        <source>Waiting: {n} answers ahead</source>
+        <translation>等待中：前面还有 {n} 个回答</translation>
+    </message>
+    <message>
+        <source>No passage given to the model states {facts}: the model may have made this up. Check it before relying on it.</source>
+        <translation>提供给模型的段落中没有任何一段提到 {facts}：这可能是模型编造的。请先核实再采用。</translation>
+    </message>
+    <message>
+        <source>Click, or Tab to it and press Enter, to open the page.</source>
+        <translation>点击，或用 Tab 移到此处后按 Enter，打开该页。</translation>
+    </message>
+</context>
+<context>
     <name>BenchmarkWindow</name>
     <message>
         <source>Measures your local model and every configured cloud route the way the field compares them: time to first token by prompt length, prefill and decode speed, and what 1–6 concurrent requests do to each request and to the total. The quick run takes about a minute on a laptop CPU; the full run ten or more. Answers keep working meanwhile, slower.</source>
@@ -2285,8 +2364,24 @@ No answer was written.</source>
         <translation>复制问题</translation>
     </message>
     <message>
-        <source>Progress</source>
-        <translation>进度</translation>
+        <source>Previous answer</source>
+        <translation>上一个回答</translation>
+    </message>
+    <message>
+        <source>Next answer</source>
+        <translation>下一个回答</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Show two answers side by side</source>
+        <translation>并排显示两个回答</translation>
+    </message>
+    <message>
+        <source>Answer {n} of {count}</source>
+        <translation>第 {n} 个回答，共 {count} 个</translation>
     </message>
     <message>
         <source>Copy answer with its sources</source>
@@ -2301,10 +2396,6 @@ No answer was written.</source>
         <translation>⇪ 发送到云端的内容</translation>
     </message>
     <message>
-        <source>Searching your documents…</source>
-        <translation>正在搜索你的文档…</translation>
-    </message>
-    <message>
         <source>☁ Set up a cloud model to re-ask there…</source>
         <translation>☁ 设置云端模型以在云端重新提问…</translation>
     </message>
@@ -2316,53 +2407,12 @@ No answer was written.</source>
         <source>↻ Re-ask on this computer</source>
         <translation>↻ 在本机重新提问</translation>
     </message>
+</context>
+<context>
+    <name>TurnsView</name>
     <message>
-        <source>Found no passages in your documents</source>
-        <translation>在你的文档中没有找到段落</translation>
-    </message>
-    <message>
-        <source>Found {passages} in {documents}</source>
-        <translation>在 {documents}中找到 {passages}</translation>
-    </message>
-    <message>
-        <source>1 passage</source>
-        <translation>1 个段落</translation>
-    </message>
-    <message>
-        <source>{n} passages</source>
-        <translation>{n} 个段落</translation>
-    </message>
-    <message>
-        <source>1 document</source>
-        <translation>1 个文档</translation>
-    </message>
-    <message>
-        <source>{n} documents</source>
-        <translation>{n} 个文档</translation>
-    </message>
-    <message>
-        <source>Reading them on this computer…</source>
-        <translation>正在本机阅读…</translation>
-    </message>
-    <message>
-        <source>Taking an earlier answer…</source>
-        <translation>正在取用之前的回答…</translation>
-    </message>
-    <message>
-        <source>Asking {model}…</source>
-        <translation>正在询问 {model}…</translation>
-    </message>
-    <message>
-        <source>Waiting: 1 answer ahead</source>
-        <translation>等待中：前面还有 1 个回答</translation>
-    </message>
-    <message>
-        <source>Waiting: {n} answers ahead</source>
-        <translation>等待中：前面还有 {n} 个回答</translation>
-    </message>
-    <message>
-        <source>Click, or Tab to it and press Enter, to open the page.</source>
-        <translation>点击，或用 Tab 移到此处后按 Enter，打开该页。</translation>
+        <source>Conversation</source>
+        <translation>对话</translation>
     </message>
 </context>
 <context>
