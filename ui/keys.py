@@ -19,6 +19,10 @@ NEW_CONVERSATION: Key = QKeySequence.StandardKey.New
 SEARCH_CONVERSATIONS: Key = "Ctrl+K"  # as in the chat apps people know
 RENAME: Key = "F2"
 SHORTCUTS: Key = "Ctrl+/"
+# A question's answers (its versions), where the focus is in its card; an answer's own Alt+arrows
+# go nowhere (it has no link history to go back in).
+PREVIOUS_ANSWER: Key = "Alt+Left"
+NEXT_ANSWER: Key = "Alt+Right"
 
 # What the shortcuts dialog lists (translated there, in the "keys" context); Enter and
 # Shift+Enter belong to the question box.
@@ -32,6 +36,8 @@ LISTED = cast(  # QT_TRANSLATE_NOOP marks the words for lupdate; typed as return
         (NEW_CONVERSATION, QT_TRANSLATE_NOOP("keys", "new conversation")),
         (SEARCH_CONVERSATIONS, QT_TRANSLATE_NOOP("keys", "search conversations")),
         (RENAME, QT_TRANSLATE_NOOP("keys", "rename the conversation")),
+        (PREVIOUS_ANSWER, QT_TRANSLATE_NOOP("keys", "previous answer to the question")),
+        (NEXT_ANSWER, QT_TRANSLATE_NOOP("keys", "next answer to the question")),
         (SETTINGS, QT_TRANSLATE_NOOP("keys", "settings")),
         (SHORTCUTS, QT_TRANSLATE_NOOP("keys", "keyboard shortcuts")),
     ),

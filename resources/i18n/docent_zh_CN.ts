@@ -2465,6 +2465,14 @@ No answer was written.</source>
         <translation>重命名对话</translation>
     </message>
     <message>
+        <source>previous answer to the question</source>
+        <translation>该问题的上一个回答</translation>
+    </message>
+    <message>
+        <source>next answer to the question</source>
+        <translation>该问题的下一个回答</translation>
+    </message>
+    <message>
         <source>settings</source>
         <translation>设置</translation>
     </message>

@@ -20,24 +20,19 @@ from app.bootstrap import Docent
 from app.llm.engine import Message
 from tests.documents import write_pdf
 from tests.gui.conftest import main_window
+from tests.gui.test_message_actions import INVOICES, answered
 from tests.gui.test_turn_card import metrics, source
 from ui.answer.source_cards import Thumbnails
 from ui.answer.turn_card import COMPARE_WIDTH, TurnCard
 from ui.background import Background
 from ui.window.main_window import MainWindow
 
-INVOICES = "How long must customer invoices be kept?"
 ARCHIVES = "When are email archives deleted?"
 
 
 @pytest.fixture
 def window(qapp: QApplication, loop: qasync.QEventLoop) -> Iterator[MainWindow]:
     yield from main_window(loop)
-
-
-def answered(window: MainWindow, loop: qasync.QEventLoop) -> None:
-    assert window.answering is not None
-    loop.run_until_complete(window.answering)
 
 
 def test_a_retry_is_a_version_of_its_turn_and_the_one_looked_at_is_continued(

@@ -22,7 +22,6 @@ from PySide6.QtGui import (
     QCursor,
     QEnterEvent,
     QGuiApplication,
-    QKeySequence,
     QResizeEvent,
     QShortcut,
     QTextBlockFormat,
@@ -64,6 +63,7 @@ from app.answering.citations import (
 from app.answering.export import answer_markdown
 from app.cjk import CJK_RUN
 from app.llm.engine import Message
+from ui import keys
 from ui.answer.route_badge import RouteBadge
 from ui.answer.source_cards import SourceCards, Thumbnails
 from ui.background import Background
@@ -79,10 +79,6 @@ from ui.theme import (
 
 # Below this width a card shows one answer at a time: two columns would be too narrow to read.
 COMPARE_WIDTH = 760
-# Switch the versions of the focused card's answer (QTextBrowser's own Alt+arrows go nowhere:
-# an answer has no link history).
-PREVIOUS_VERSION = "Alt+Left"
-NEXT_VERSION = "Alt+Right"
 _MARKER = QRegularExpression(r"\[(\d{1,3})\]")  # a citation marker, the model's or Docent's
 # The core's flag on a sentence stating a fact no passage states (citations.UNVERIFIED).
 _UNVERIFIED = QRegularExpression(rf"\[{UNVERIFIED}: ([^\]]*)\]")
@@ -458,8 +454,8 @@ class TurnCard(QFrame):
         switcher_row.addStretch(1)
         switcher_row.addWidget(self.compare)
         self.switcher.hide()
-        for key, step in ((PREVIOUS_VERSION, -1), (NEXT_VERSION, 1)):
-            shortcut = QShortcut(QKeySequence(key), self)
+        for key, step in ((keys.PREVIOUS_ANSWER, -1), (keys.NEXT_ANSWER, 1)):
+            shortcut = QShortcut(keys.sequence(key), self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             shortcut.activated.connect(lambda step=step: self.show_version(self.shown + step))
         self._versions_row = QHBoxLayout()
