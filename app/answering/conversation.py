@@ -244,7 +244,8 @@ class Conversation:
 
     def choose(self, history_id: int) -> None:
         """The user looks at this version of the newest question: the next question continues
-        it (the window calls this as the user switches; another turn's versions are history)."""
+        it (the window says which as it asks that question). Any other id changes nothing: an
+        older turn's versions are history, the turns after it rest on the one they continued."""
         for version in self.newest:
             if version.history_id == history_id:
                 self.kept_version = history_id

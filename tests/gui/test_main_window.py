@@ -184,7 +184,9 @@ def test_a_crash_of_the_local_model_costs_one_answer_and_the_next_runs_on_safe_s
 
     qtbot.keyClick(window.question, Qt.Key.Key_Return)
     loop.run_until_complete(window.answering)
-    _, answered = window.turns.cards
+    (answered,) = window.turns.cards  # asked again: another version of the failed answer
+    assert answered is failed
+    assert answered.version_label.text() == "Answer 2 of 2"
     assert "seven" in answered.answer.toPlainText().lower()
     assert answered.badge.text().startswith("route: local (qwen2.5-coder-0.5b) · why: ")
     assert window.model_state.text() == "Local model: qwen2.5-coder-0.5b (ready, safe settings)"
