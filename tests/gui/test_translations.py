@@ -35,9 +35,6 @@ from ui.window.main_window import MainWindow
 UI = Path(__file__).parents[2] / "ui"
 CATALOGUE = Path(str(resources.files("resources").joinpath("i18n", "docent_zh_CN.ts")))
 HAN = re.compile(r"[\u4e00-\u9fff]")
-# Every file is checked, the developer tools (ui/tools) too: they hand widgets no text of their
-# own; what they print (timings, the smoke test's lines, which `make package-test` reads) stays
-# English, as the CLI's does.
 # Calls whose text arguments the user reads.
 SHOWN = {
     "setText", "setToolTip", "setWindowTitle", "showMessage", "setPlaceholderText", "addAction",
@@ -89,7 +86,9 @@ def test_every_string_the_window_words_is_translated(tmp_path: Path) -> None:
 
 
 def test_no_user_facing_text_escapes_translation() -> None:
-    """Text handed to a widget is a tr() call's, never a bare English literal."""
+    """Text handed to a widget is a tr() call's, never a bare English literal: in every file,
+    the developer tools' (ui/tools) too, whose printed lines (timings, the smoke test's, which
+    `make package-test` reads) stay English, as the CLI's do."""
     bare = []
     for path in sorted(UI.rglob("*.py")):
         name = path.relative_to(UI).as_posix()

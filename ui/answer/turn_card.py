@@ -380,7 +380,8 @@ class TurnCard(QFrame):
     reask_requested(str, str) — the question and a route: the other one (re-ask) or the same
     (retry); cloud_setup_requested() — the re-ask button, where the other route is a cloud none
     is set up for, or the badge's link under a question that looked hard; sent_requested(str) —
-    what a cloud call sent, as text; edit_requested() — "Edit question"; version_shown(int) — the index of the version now shown.
+    what a cloud call sent, as text; edit_requested() — "Edit question"; version_shown(int) —
+    the index of the version now shown.
 
     A retry or re-ask of the newest question is another version of its answer, in the same
     card: "Answer 2 of 2 ‹ ›" (Alt+Left, Alt+Right) switches between them, each with its own
