@@ -23,7 +23,15 @@ from app.documents.reader import DocumentReader, ReadLimits
 from app.documents.render import RenderedPage
 from app.embeddings import FastEngine, SupervisedEmbedder
 from app.embeddings.onnx_graph import PINNED_WEIGHTS_SHA256
+from app.errors import DocentError
 from app.index import Library
+from app.index.shared import (
+    SharedLibraryError,
+    SharedLocation,
+    is_shared_url,
+    library_key,
+    personal_name,
+)
 from app.intake import Intake
 from app.llm.chat_model import LocalChatModel
 from app.llm.safety import SafetyMemory
@@ -45,12 +53,23 @@ class Docent:
         catalog: Catalog | None = None,
         *,
         embeddings: bool = True,
+        shared_library: str | None = None,
     ) -> None:
-        """`embeddings=False` opens the library keyword-only (no embedder to load)."""
+        """`embeddings=False` opens the library keyword-only (no embedder to load);
+        `shared_library`: a postgresql:// URL whose database holds the documents (this person's
+        history, conversations and queue stay in a local file of their own)."""
         self.paths = paths
         self._settings = settings
         self.catalog = catalog or Catalog.load()
-        self.library = Library(paths.database, self.embedder_factory() if embeddings else None)
+        embedder = self.embedder_factory() if embeddings else None
+        if shared_library is None:
+            self.library = Library(paths.database, embedder)
+        else:
+            if not is_shared_url(shared_library):
+                raise SharedLibraryError("a shared library is a postgresql://… URL")
+            location = SharedLocation(shared_library, self._library_password(shared_library))
+            personal = paths.data_dir / personal_name(shared_library)
+            self.library = Library(personal, embedder, location)
         limits = ReadLimits.from_settings(settings.library)
         self.reader = DocumentReader(limits)
         # Its own process for OCR, so a long scan never holds up the documents behind it.
@@ -75,10 +94,28 @@ class Docent:
         self._previewer = DocumentReader(limits, name="preview", background=False)
 
     @classmethod
-    def from_environment(cls, *, embeddings: bool = True) -> Docent:
+    def from_environment(
+        cls, *, embeddings: bool = True, shared_library: str | None = None
+    ) -> Docent:
         paths = Paths.from_environment()
         paths.create()
-        return cls(paths, Settings.load(paths.settings_file), embeddings=embeddings)
+        settings = Settings.load(paths.settings_file)
+        return cls(paths, settings, embeddings=embeddings, shared_library=shared_library)
+
+    def _library_password(self, url: str) -> Callable[[], str | None]:
+        """The keychain's password for a shared library (asked on the library's worker
+        thread, once, when its URL holds none); None where there is no keychain or no entry."""
+        config_dir, consent = self.paths.config_dir, self._settings.secrets.plaintext_file_consent
+
+        def password() -> str | None:
+            from app.secrets import SecretStore  # keyring loads only for a shared library
+
+            try:
+                return SecretStore.open(config_dir, plaintext_consent=consent).get(library_key(url))
+            except DocentError:  # no keychain: the server may need no password
+                return None
+
+        return password
 
     @property
     def settings(self) -> Settings:

@@ -44,6 +44,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="docent", description="Ask questions about your documents, with page citations."
     )
+    parser.add_argument(
+        "--library",
+        metavar="URL",
+        default=None,
+        help="a shared library: postgresql://user@host/db (the password from the URL or the "
+        "keychain entry 'library:URL'); the documents are read from and indexed into it, while "
+        "your history, conversations and queue stay in a local file",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("gui", help="open the desktop app (the default)")
     documents.add_parsers(commands)
@@ -145,7 +153,9 @@ async def _dispatch(arguments: argparse.Namespace) -> int:
         return await run_bench(
             arguments.suite, quick=arguments.quick, out=arguments.out, documents=arguments.documents
         )
-    docent = Docent.from_environment(embeddings=arguments.command in EMBEDDING_COMMANDS)
+    docent = Docent.from_environment(
+        embeddings=arguments.command in EMBEDDING_COMMANDS, shared_library=arguments.library
+    )
     if arguments.command == "models":
         return models.models(docent, arguments)
     await docent.open()

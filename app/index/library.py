@@ -3,7 +3,12 @@ own worker thread, behind awaitable methods the CLI, the GUI and the MCP server 
 
 Several processes may share one library (the window, `docent index`, `docent serve-mcp`): the
 index version in the file counts every change to what can be retrieved, so a library that sees
-it move by more than its own writes reloads its vectors before the next search."""
+it move by more than its own writes reloads its vectors before the next search.
+
+A library's documents may instead live in a shared PostgreSQL database (`SharedLocation`): the
+document store (app/index/document_store.py) is then a `PostgresStore` on threads of its own,
+vectors are searched on the server, and the person's own data (history, conversations, the
+intake's queue, settings kept in meta) stays in the local SQLite file at `path`."""
 
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 
@@ -24,7 +29,9 @@ from app.embeddings import Embedder, EmbeddingError
 from app.errors import DocentError
 from app.index import conversations
 from app.index.conversations import ConversationInfo, ConversationMatch, KeptConversation
+from app.index.document_store import DocumentStore
 from app.index.retrieval import RERANK_POOL, Passage, fuse, rerank
+from app.index.shared import SharedLocation
 from app.index.store import (
     DocumentInfo,
     HistoryEntry,
@@ -44,6 +51,9 @@ from app.index.terms import keyword_terms
 from app.index.vectors import VectorIndex
 from app.processes import is_running
 from app.workers import SerialWorker
+
+if TYPE_CHECKING:
+    from app.index.postgres import PostgresStore
 
 T = TypeVar("T")
 CANDIDATES = 50  # per list, before fusion
@@ -69,8 +79,16 @@ class EmbeddingProgress:
 
 
 class Library:
-    def __init__(self, path: Path, embedder_factory: Callable[[], Embedder] | None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        embedder_factory: Callable[[], Embedder] | None,
+        shared: SharedLocation | None = None,
+    ) -> None:
+        """`path`: the local SQLite file (the whole library, or with `shared` the person's own
+        half); `shared`: where the documents live instead."""
         self.path = path
+        self.shared = shared
         self._embedder_factory = embedder_factory
         self._embedder: Embedder | None = None
         self._writer_thread = SerialWorker("db-writer")
@@ -78,6 +96,14 @@ class Library:
         self._embedder_thread = SerialWorker("embedder")
         self._writer: Store | None = None
         self._reader: Store | None = None
+        # The documents' store and its threads: the SQLite Store's own, or a shared database's.
+        self._documents_writer: DocumentStore | None = None
+        self._documents_reader: DocumentStore | None = None
+        self._documents_writer_thread = self._writer_thread
+        self._documents_reader_thread = self._reader_thread
+        if shared is not None:
+            self._documents_writer_thread = SerialWorker("shared-writer")
+            self._documents_reader_thread = SerialWorker("shared-reader")
         self.vectors = VectorIndex()
         self._vectors_loaded: asyncio.Task[None] | None = None
         self._vectors_version = 0  # the index version the vectors in memory are of
@@ -91,11 +117,25 @@ class Library:
     async def open(self) -> None:
         self._writer = await self._writer_thread.run(Store, self.path)
         self._reader = await self._reader_thread.run(Store, self.path)
+        if self.shared is None:
+            self._documents_writer, self._documents_reader = self._writer, self._reader
+        else:
+            # The database client loads only for a shared library.
+            from app.index.postgres import PostgresStore
+
+            location = self.shared
+            self._documents_writer = await self._documents_writer_thread.run(
+                PostgresStore, location
+            )
+            self._documents_reader = await self._documents_reader_thread.run(
+                PostgresStore, location
+            )
         if self._embedder_factory is not None:
             self._embedder = await self._embedder_thread.run(self._embedder_factory)
-            await self.write(lambda store: store.reset_embeddings(self.embedder_name))
-        # Loading 100k vectors takes ~0.5 s: do it behind start-up, searches await it.
-        self._vectors_loaded = asyncio.create_task(self.reload_vectors())
+            await self.write_documents(lambda store: store.reset_embeddings(self.embedder_name))
+        if self.shared is None:
+            # Loading 100k vectors takes ~0.5 s: do it behind start-up, searches await it.
+            self._vectors_loaded = asyncio.create_task(self.reload_vectors())
 
     async def reload_vectors(self) -> None:
         """Rebuild the in-memory vector index from the SQLite file."""
@@ -118,6 +158,8 @@ class Library:
             self._vectors_version = -1  # reloaded before the next vector search
 
     async def _current_vectors(self) -> None:
+        if self.shared is not None:
+            return  # searched on the server: nothing held here
         if self._vectors_loaded is not None:
             await self._vectors_loaded
         version = await self.index_version()
@@ -129,16 +171,23 @@ class Library:
     async def close(self) -> None:
         if self._vectors_loaded is not None:
             await asyncio.gather(self._vectors_loaded, return_exceptions=True)
-        for store, thread in (
+        closing: list[tuple[DocumentStore | Store | None, SerialWorker]] = [
             (self._writer, self._writer_thread),
             (self._reader, self._reader_thread),
-        ):
+        ]
+        if self.shared is not None:
+            closing += [
+                (self._documents_writer, self._documents_writer_thread),
+                (self._documents_reader, self._documents_reader_thread),
+            ]
+        for store, thread in closing:
             if store is not None:
                 await thread.run(store.close)
         if self._embedder is not None:
             await self._embedder_thread.run(self._embedder.close)
-        for thread in (self._writer_thread, self._reader_thread, self._embedder_thread):
+        for _, thread in closing:
             thread.shutdown()
+        self._embedder_thread.shutdown()
 
     @property
     def embeds(self) -> bool:
@@ -152,8 +201,9 @@ class Library:
     async def write(self, operation: Callable[[Store], T]) -> T:
         """Run on the single writer thread: writes are serialised, one transaction at a time.
 
-        `write` and `read` are the index's own way to its store (and the benches', which time
-        it raw): everything above the index asks the typed methods below."""
+        `write` and `read` are the index's own way to the local SQLite file (and the benches',
+        which time it raw): everything above the index asks the typed methods below. With a
+        shared library, the documents are behind `write_documents` and `read_documents`."""
         store = self._writer
         assert store is not None, "Library.open() first"
         return await self._writer_thread.run(operation, store)
@@ -171,41 +221,54 @@ class Library:
         assert store is not None, "Library.open() first"
         return await self._reader_thread.run(operation, store)
 
+    async def write_documents(self, operation: Callable[[DocumentStore], T]) -> T:
+        """Run on the documents' writer thread (the local writer's, without a shared library)."""
+        store = self._documents_writer
+        assert store is not None, "Library.open() first"
+        return await self._documents_writer_thread.run(operation, store)
+
+    async def read_documents(self, operation: Callable[[DocumentStore], T]) -> T:
+        store = self._documents_reader
+        assert store is not None, "Library.open() first"
+        return await self._documents_reader_thread.run(operation, store)
+
     # --- documents and history ----------------------------------------------------------------
 
     async def documents(self) -> list[DocumentInfo]:
-        return await self.read(lambda store: store.documents())
+        return await self.read_documents(lambda store: store.documents())
 
     async def match_documents(self, names: Sequence[str]) -> list[DocumentInfo]:
         """The document each name means: its id, its file name or its path, matching exactly one.
 
         Names are only compared with the indexed documents: none is ever opened as a file."""
-        return await self.read(lambda store: _match(store.documents(), names))
+        return await self.read_documents(lambda store: _match(store.documents(), names))
 
     async def document_by_path(self, path: str) -> DocumentInfo | None:
-        return await self.read(lambda store: store.document_by_path(path))
+        return await self.read_documents(lambda store: store.document_by_path(path))
 
     async def write_document(self, document: NewDocument, chunks: Sequence[Chunk]) -> Written:
         """Store a parsed document (replacing its earlier version) in one short transaction."""
         async with self._vectors_lock:
-            written = await self.write(lambda store: store.write_document(document, chunks))
+            written = await self.write_documents(
+                lambda store: store.write_document(document, chunks)
+            )
             if written.replaced is not None:
                 await asyncio.to_thread(self.vectors.remove_document, written.replaced)
             self._wrote(written.version)
         return written
 
     async def next_ocr_page(self) -> OcrPending | None:
-        return await self.read(lambda store: store.next_ocr_page())
+        return await self.read_documents(lambda store: store.next_ocr_page())
 
     async def ocr_progress(self, document_id: int) -> tuple[int, int]:
-        return await self.read(lambda store: store.ocr_progress(document_id))
+        return await self.read_documents(lambda store: store.ocr_progress(document_id))
 
     async def write_ocr_page(
         self, page: OcrPending, chunks: Sequence[Chunk], words: Sequence[Any]
     ) -> bool:
         """Add an OCR'd page to its document; False when the document is gone or replaced."""
         async with self._vectors_lock:
-            version = await self.write(
+            version = await self.write_documents(
                 lambda store: store.write_ocr_page(page.document_id, page.page, chunks, words)
             )
             if version is not None:
@@ -213,11 +276,11 @@ class Library:
         return version is not None
 
     async def page_to_show(self, path: str, page: int) -> PageToShow:
-        return await self.read(lambda store: store.page_to_show(path, page))
+        return await self.read_documents(lambda store: store.page_to_show(path, page))
 
     async def remove(self, document_id: int) -> bool:
         async with self._vectors_lock:
-            version = await self.write(lambda store: store.remove_document(document_id))
+            version = await self.write_documents(lambda store: store.remove_document(document_id))
             await asyncio.to_thread(self.vectors.remove_document, document_id)
             if version is not None:
                 self._wrote(version)
@@ -225,24 +288,24 @@ class Library:
 
     async def document_ids(self) -> set[int]:
         """The documents in the library, by id alone (a follow-up's check: no counts)."""
-        return await self.read(lambda store: store.document_ids())
+        return await self.read_documents(lambda store: store.document_ids())
 
     async def document(self, document_id: int) -> DocumentInfo | None:
-        return await self.read(lambda store: store.document(document_id))
+        return await self.read_documents(lambda store: store.document(document_id))
 
     async def document_chunks(self, document_id: int) -> list[StoredChunk]:
         """A document's passages in reading order."""
-        return await self.read(lambda store: store.document_chunks(document_id))
+        return await self.read_documents(lambda store: store.document_chunks(document_id))
 
     async def page_chunks(self, document_id: int, page: int) -> list[StoredChunk]:
         """One page's passages in reading order (they partition its paragraphs)."""
-        return await self.read(lambda store: store.page_chunks(document_id, page))
+        return await self.read_documents(lambda store: store.page_chunks(document_id, page))
 
     async def stored_summary(self, document: DocumentInfo, part: str) -> str | None:
         """The summary kept for this text of the document (JSON), if any: `document` as it was
         read when the summary was planned."""
         version = text_version(document)
-        return await self.read(lambda store: store.summary(document.id, part, version))
+        return await self.read_documents(lambda store: store.summary(document.id, part, version))
 
     async def keep_summary(
         self, document: DocumentInfo, part: str, summary: str, *, replace: bool = True
@@ -250,7 +313,7 @@ class Library:
         """False when the document's text changed while it was summarized (not kept), or when
         one is kept and `replace` is False."""
         version = text_version(document)
-        return await self.write(
+        return await self.write_documents(
             lambda store: store.save_summary(document.id, part, version, summary, replace=replace)
         )
 
@@ -327,7 +390,7 @@ class Library:
         return await self.write(lambda store: conversations.delete(store, conversation_id))
 
     async def index_version(self) -> int:
-        return await self.read(lambda store: store.index_version())
+        return await self.read_documents(lambda store: store.index_version())
 
     async def spending_since(self, since: datetime) -> Spending:
         return await self.read(lambda store: store.spending_since(since))
@@ -356,7 +419,9 @@ class Library:
         async def keyword() -> list[tuple[int, float]]:
             if not terms:
                 return []
-            return await self.read(lambda store: store.keyword_search(terms, CANDIDATES, scope))
+            return await self.read_documents(
+                lambda store: store.keyword_search(terms, CANDIDATES, scope)
+            )
 
         keyword_hits, vector_hits = await asyncio.gather(
             keyword(), self._vector_search(vector, scope)
@@ -368,7 +433,7 @@ class Library:
         fused = fused[: max(k, RERANK_POOL)]
         allowed = set(scope) if scope is not None else None
 
-        def read_and_rerank(store: Store) -> list[Passage]:
+        def read_and_rerank(store: DocumentStore) -> list[Passage]:
             chunks = store.chunks([chunk_id for chunk_id, _ in fused])
             candidates = [
                 Passage(
@@ -386,11 +451,15 @@ class Library:
             return rerank(question, candidates)[:k]
 
         # Off the caller's thread, as the read is: the reranker reads 20 chunks' words (~2 ms).
-        return await self.read(read_and_rerank)
+        return await self.read_documents(read_and_rerank)
 
     async def _has_vectors(self) -> bool:
         if self._embedder is None:
             return False
+        if self.shared is not None:
+            return await self.read_documents(
+                lambda store: cast("PostgresStore", store).has_vectors()
+            )
         await self._current_vectors()
         return len(self.vectors) > 0
 
@@ -399,6 +468,10 @@ class Library:
     ) -> list[tuple[int, float]]:
         if vector is None:  # no embedder, or nothing embedded yet
             return []
+        if self.shared is not None:
+            return await self.read_documents(
+                lambda store: cast("PostgresStore", store).vector_search(vector, CANDIDATES, scope)
+            )
         return await self._embedder_thread.run(self.vectors.search, vector, CANDIDATES, scope)
 
     async def embed_query(self, question: str) -> np.ndarray | None:
@@ -470,7 +543,7 @@ class Library:
     # --- embeddings ------------------------------------------------------------------------------
 
     async def pending_embeddings(self) -> int:
-        return await self.read(lambda store: store.count_pending_embeddings())
+        return await self.read_documents(lambda store: store.count_pending_embeddings())
 
     async def embed_pending(
         self,
@@ -496,7 +569,9 @@ class Library:
             while True:
                 if before_batch is not None:
                     await before_batch()
-                batch = await self.read(lambda store: store.pending_embeddings(EMBED_BATCH))
+                batch = await self.read_documents(
+                    lambda store: store.pending_embeddings(EMBED_BATCH)
+                )
                 if not batch:
                     break
                 ids = [chunk_id for chunk_id, _, _ in batch]
@@ -504,19 +579,20 @@ class Library:
                     embedder.passages, [text for _, _, text in batch]
                 )
                 async with self._vectors_lock:
-                    saved, version = await self.write(
-                        partial(Store.save_vectors, ids=ids, vectors=vectors)
+                    saved, version = await self.write_documents(
+                        partial(_save_vectors, ids=ids, vectors=vectors)
                     )
                     stored = set(saved)
                     kept = [row for row, (chunk, _, _) in enumerate(batch) if chunk in stored]
-                    # Off the loop (the window's thread): growing the index copies every
-                    # vector (25k chunks: ~60 ms), as removing a document's does.
-                    await asyncio.to_thread(
-                        self.vectors.add,
-                        [batch[row][0] for row in kept],
-                        [batch[row][1] for row in kept],
-                        vectors[kept],
-                    )
+                    if self.shared is None:
+                        # Off the loop (the window's thread): growing the index copies every
+                        # vector (25k chunks: ~60 ms), as removing a document's does.
+                        await asyncio.to_thread(
+                            self.vectors.add,
+                            [batch[row][0] for row in kept],
+                            [batch[row][1] for row in kept],
+                            vectors[kept],
+                        )
                     self._wrote(version)
                 done += len(batch)
                 total = max(total, done)
@@ -525,6 +601,12 @@ class Library:
                 if ends is not None and time.perf_counter() >= ends:
                     break
             return done
+
+
+def _save_vectors(
+    store: DocumentStore, ids: Sequence[int], vectors: np.ndarray
+) -> tuple[list[int], int]:
+    return store.save_vectors(ids, vectors)
 
 
 def _match(documents: Sequence[DocumentInfo], names: Sequence[str]) -> list[DocumentInfo]:

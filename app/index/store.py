@@ -34,9 +34,16 @@ EMBEDDING_MODEL_KEY = "embedding_model"
 LOCK_TIMEOUT_S = 30  # SQLite's own wait for another process's write lock
 WAL_SIZE_LIMIT = 64 * 1024 * 1024
 _LOCK_ATTEMPTS = 3
-_CHUNK_ROWS = """SELECT c.id, c.document_id, d.path, d.title, c.ordinal, c.page, c.page_label,
+# Queries both document stores run (the shared one with `%s` for `?`: app/index/postgres.py).
+CHUNK_ROWS = """SELECT c.id, c.document_id, d.path, d.title, c.ordinal, c.page, c.page_label,
                         c.heading, c.text
                  FROM chunks c JOIN documents d ON d.id = c.document_id"""
+NEXT_OCR_PAGE = """SELECT o.document_id, d.path, o.page, d.size, d.mtime_ns FROM ocr_pages o
+                   JOIN documents d ON d.id = o.document_id
+                   WHERE o.words IS NULL ORDER BY o.document_id, o.page LIMIT 1"""
+PAGE_TO_SHOW = """SELECT d.size, d.mtime_ns, o.words FROM documents d
+                  LEFT JOIN ocr_pages o ON o.document_id = d.id AND o.page = ?
+                  WHERE d.path = ?"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +79,20 @@ class NewDocument:
     pages: int
     note: str | None
     ocr_pages: Sequence[int] = ()  # pages left to OCR
+
+    def row(self) -> list[Any]:
+        """The values of a new `documents` row, in the order both stores insert them."""
+        return [
+            self.path,
+            self.title,
+            self.format,
+            self.sha256,
+            self.size,
+            self.mtime_ns,
+            self.pages,
+            self.note,
+            datetime.now(UTC).isoformat(timespec="seconds"),
+        ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,17 +313,7 @@ class Store:
                 """INSERT INTO documents (path, title, format, sha256, size, mtime_ns, pages,
                                           chunks, note, indexed_at)
                    VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)""",
-                [
-                    document.path,
-                    document.title,
-                    document.format,
-                    document.sha256,
-                    document.size,
-                    document.mtime_ns,
-                    document.pages,
-                    document.note,
-                    datetime.now(UTC).isoformat(timespec="seconds"),
-                ],
+                document.row(),
             )
             document_id = int(cursor.lastrowid or 0)
             count = 0
@@ -321,11 +332,7 @@ class Store:
 
     def next_ocr_page(self) -> OcrPending | None:
         """The first page left to OCR, documents in the order they were indexed."""
-        row = self.db.execute(
-            """SELECT o.document_id, d.path, o.page, d.size, d.mtime_ns FROM ocr_pages o
-               JOIN documents d ON d.id = o.document_id
-               WHERE o.words IS NULL ORDER BY o.document_id, o.page LIMIT 1"""
-        ).fetchone()
+        row = self.db.execute(NEXT_OCR_PAGE).fetchone()
         return OcrPending(*row) if row else None
 
     def ocr_progress(self, document_id: int) -> tuple[int, int]:
@@ -417,16 +424,7 @@ class Store:
 
     def page_to_show(self, path: str, page: int) -> PageToShow:
         """What a preview needs from the index: the file as indexed, the page's OCR'd words."""
-        row = self.db.execute(
-            """SELECT d.size, d.mtime_ns, o.words FROM documents d
-               LEFT JOIN ocr_pages o ON o.document_id = d.id AND o.page = ?
-               WHERE d.path = ?""",
-            [page, path],
-        ).fetchone()
-        if row is None:
-            return PageToShow(None, [])
-        words = [tuple(word) for word in json.loads(row[2])] if row[2] else []
-        return PageToShow((row[0], row[1]), words)
+        return page_shown(self.db.execute(PAGE_TO_SHOW, [page, path]).fetchone())
 
     # --- search ----------------------------------------------------------------------------
 
@@ -467,14 +465,14 @@ class Store:
             return {}
         marks = ",".join("?" * len(ids))
         rows = self.db.execute(
-            f"{_CHUNK_ROWS} WHERE c.id IN ({marks})",
+            f"{CHUNK_ROWS} WHERE c.id IN ({marks})",
             list(ids),
         ).fetchall()
         return {int(row[0]): StoredChunk(*row) for row in rows}
 
     def page_chunks(self, document_id: int, page: int) -> list[StoredChunk]:
         rows = self.db.execute(
-            f"{_CHUNK_ROWS} WHERE c.document_id = ? AND c.page = ? ORDER BY c.ordinal",
+            f"{CHUNK_ROWS} WHERE c.document_id = ? AND c.page = ? ORDER BY c.ordinal",
             [document_id, page],
         ).fetchall()
         return [StoredChunk(*row) for row in rows]
@@ -483,7 +481,7 @@ class Store:
         """A document's chunks in reading order (what a summary reads); an OCR'd page's chunks
         come after the others' in ordinal order, so pages order them first."""
         rows = self.db.execute(
-            f"{_CHUNK_ROWS} WHERE c.document_id = ? ORDER BY c.page, c.ordinal", [document_id]
+            f"{CHUNK_ROWS} WHERE c.document_id = ? ORDER BY c.page, c.ordinal", [document_id]
         ).fetchall()
         return [StoredChunk(*row) for row in rows]
 
@@ -728,6 +726,14 @@ class Store:
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             [key, value],
         )
+
+
+def page_shown(row: tuple[Any, ...] | None) -> PageToShow:
+    """A PAGE_TO_SHOW row as the preview takes it."""
+    if row is None:
+        return PageToShow(None, [])
+    words = [tuple(word) for word in json.loads(row[2])] if row[2] else []
+    return PageToShow((int(row[0]), int(row[1])), words)
 
 
 def _document(row: tuple[Any, ...], description: Any) -> DocumentInfo:

@@ -1,0 +1,206 @@
+"""A shared library on a real PostgreSQL with pgvector (started by the session's fixture): the
+same documents, searches and answers as the embedded SQLite library, the person's own data kept
+in the local file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+
+import numpy as np
+import psycopg
+import pytest
+
+from app.bootstrap import Docent
+from app.documents import Chunk
+from app.index import NewDocument
+from app.index.library import Library
+from app.index.shared import SharedLibraryError, SharedLocation, personal_name
+from app.index.terms import keyword_terms
+from app.paths import Paths
+from app.samples import sample_path
+from app.settings import Settings
+from tests.conftest import docent
+from tests.integration.conftest import index_all, run
+
+SAMPLES = [
+    sample_path(name)
+    for name in ("northwind-retention-policy.pdf", "china-tea-primer.pdf", "welcome-to-docent.md")
+]
+QUESTIONS = (
+    "How long are invoices kept?",
+    "What protects personal data?",
+    "乌龙茶可以冲泡几次？",  # Oolong: how many infusions (the tea primer, in Chinese)
+    "绿茶的水温是多少度？",
+    "Where does Docent keep my data?",
+)
+SHARED_TABLES = {"documents", "chunks", "vectors", "ocr_pages", "summaries", "meta"}
+
+
+def _tables(url: str) -> set[str]:
+    with psycopg.connect(url) as connection:
+        rows = connection.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+        ).fetchall()
+    return {row[0] for row in rows}
+
+
+def test_cli_indexes_asks_and_keeps_the_person_s_data_local(
+    shared_library: str, isolated_paths: Paths
+) -> None:
+    indexed = docent("--library", shared_library, "index", *map(str, SAMPLES))
+    assert indexed.returncode == 0, indexed.stderr
+    assert "3 indexed, 0 unchanged, 0 failed" in indexed.stderr
+    again = docent("--library", shared_library, "index", *map(str, SAMPLES))
+    assert "0 indexed, 3 unchanged, 0 failed" in again.stderr  # read from the database
+
+    listed = json.loads(docent("--library", shared_library, "docs", "--json").stdout)
+    assert sorted(d["name"] for d in listed) == sorted(p.name for p in SAMPLES)
+    assert all(d["embedded"] == d["chunks"] > 0 for d in listed)
+    # Nothing went into the person's embedded library.
+    assert json.loads(docent("docs", "--json").stdout) == []
+
+    asked = docent("--library", shared_library, "ask", "--json", "How long are invoices kept?")
+    assert asked.returncode == 0, asked.stderr
+    result = json.loads(asked.stdout)
+    assert result["route"]["route"] == "local"
+    assert "seven" in result["answer"].lower() or "7" in result["answer"]
+    assert result["citations"][0]["where"].startswith("northwind-retention-policy.pdf")
+
+    # The answer is in this person's own file beside the shared library, not in the database.
+    personal = isolated_paths.data_dir / personal_name(shared_library)
+    with sqlite3.connect(personal) as local:
+        questions = [row[0] for row in local.execute("SELECT question FROM history")]
+        assert questions == ["How long are invoices kept?"]
+        assert local.execute("SELECT count(*) FROM documents").fetchone()[0] == 0
+    assert _tables(shared_library) == SHARED_TABLES | {"docent_schema"}
+    history = json.loads(docent("--library", shared_library, "history", "--json").stdout)
+    assert [entry["question"] for entry in history] == ["How long are invoices kept?"]
+    assert json.loads(docent("history", "--json").stdout) == []  # the embedded library's own
+
+
+def test_keyword_search_ranks_as_the_sqlite_index_does(
+    shared_library: str, isolated_paths: Paths
+) -> None:
+    async def ranked(url: str | None) -> dict[str, list[tuple[str, int, float]]]:
+        library = _docent(isolated_paths, url, embeddings=False)
+        await library.open()
+        try:
+            await index_all(library, SAMPLES)
+            found = {}
+            for question in QUESTIONS:
+                terms = keyword_terms(question)
+                hits = await library.library.read_documents(
+                    lambda store, terms=terms: store.keyword_search(terms, 50)
+                )
+                chunks = await library.library.read_documents(
+                    lambda store, hits=hits: store.chunks([chunk for chunk, _ in hits])
+                )
+                found[question] = [
+                    (chunks[c].document_name, chunks[c].ordinal, score) for c, score in hits
+                ]
+            passages = await library.library.search("乌龙茶可以冲泡几次？", 3)
+            assert "五到七次" in passages[0].chunk.text
+            return found
+        finally:
+            await library.close()
+
+    embedded = run(ranked(None))
+    shared = run(ranked(shared_library))
+    for question in QUESTIONS:
+        assert embedded[question], question
+        assert [hit[:2] for hit in shared[question]] == [hit[:2] for hit in embedded[question]]
+        assert np.allclose(
+            [hit[2] for hit in shared[question]], [hit[2] for hit in embedded[question]]
+        ), question  # FTS5's bm25(), computed in SQL on the same terms
+
+
+def test_vector_search_runs_on_the_server_as_the_exact_scan_does(
+    shared_library: str, isolated_paths: Paths
+) -> None:
+    question = "Which beverage is only partly fermented?"  # no Chinese word of the primer
+
+    async def nearest(url: str | None) -> tuple[list[tuple[str, int]], list[float], int]:
+        library = _docent(isolated_paths, url)
+        await library.open()
+        try:
+            async for _ in library.intake.index(SAMPLES, embed=True):
+                pass
+            vector = await library.library.embed_query(question)
+            assert vector is not None
+            hits = await library.library._vector_search(vector, None)
+            chunks = await library.library.read_documents(
+                lambda store: store.chunks([chunk for chunk, _ in hits])
+            )
+            held_in_memory = len(library.library.vectors)
+            return (
+                [(chunks[c].document_name, chunks[c].ordinal) for c, _ in hits],
+                [similarity for _, similarity in hits],
+                held_in_memory,
+            )
+        finally:
+            await library.close()
+
+    embedded, embedded_scores, in_memory = run(nearest(None))
+    shared, shared_scores, shared_in_memory = run(nearest(shared_library))
+    assert in_memory == len(embedded) > 0
+    assert shared_in_memory == 0
+    assert shared == embedded
+    assert np.allclose(shared_scores, embedded_scores, atol=1e-5)
+    with psycopg.connect(shared_library) as connection:
+        indexes = connection.execute(
+            "SELECT indexdef FROM pg_indexes WHERE tablename = 'vectors'"
+        ).fetchall()
+    assert any("hnsw" in row[0] and "vector_cosine_ops" in row[0] for row in indexes)
+
+
+def test_two_writers_never_duplicate_a_document(shared_library: str, isolated_paths: Paths) -> None:
+    document = NewDocument("/shared/folder/a.txt", "A", "txt", "ab" * 32, 10, 1, 1, None)
+    chunks = list(_chunks("one passage", "another passage"))
+
+    async def write_twice() -> list[int]:
+        libraries = [
+            Library(
+                isolated_paths.data_dir / f"desk-{n}.sqlite3", None, SharedLocation(shared_library)
+            )
+            for n in (1, 2)
+        ]
+        await asyncio.gather(*(library.open() for library in libraries))
+        try:
+            written = await asyncio.gather(
+                *(library.write_document(document, chunks) for library in libraries)
+            )
+            assert {w.replaced for w in written} == {None}  # one wrote, the other skipped
+            (only,) = await libraries[0].documents()
+            assert only.chunks == 2
+            assert only.id == written[0].document_id
+            return [w.document_id for w in written]
+        finally:
+            await asyncio.gather(*(library.close() for library in libraries))
+
+    first, second = run(write_twice())
+    assert first == second
+
+
+def test_errors_never_show_the_password(isolated_paths: Paths) -> None:
+    url = "postgresql://docent:s3cret-pw@127.0.0.1:1/library"
+    library = _docent(isolated_paths, url, embeddings=False)
+    with pytest.raises(SharedLibraryError) as raised:
+        run(library.open())
+    run(library.close())
+    assert "s3cret-pw" not in str(raised.value)
+    assert "postgresql://docent:***@127.0.0.1:1/library" in str(raised.value)
+
+    listed = docent("--library", url, "docs")
+    assert listed.returncode == 2
+    assert "s3cret-pw" not in listed.stderr + listed.stdout
+    assert "docent:***@127.0.0.1:1" in listed.stderr
+
+
+def _docent(paths: Paths, url: str | None, *, embeddings: bool = True) -> Docent:
+    return Docent(paths, Settings(), embeddings=embeddings, shared_library=url)
+
+
+def _chunks(*texts: str) -> list[Chunk]:
+    return [Chunk(i, 1, "1", None, text) for i, text in enumerate(texts)]
