@@ -5,11 +5,14 @@ about a set's PDFs, asked of image-only copies that Docent's OCR pass reads."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
+from app.answering.pipeline import choose_sources
 from app.bench.eval_set import SOURCES, fetch_documents, load_sources, set_folder
 from app.bench.evaluation import (
     MODES,
@@ -91,6 +94,12 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "indexed as a scan: its pages rendered at DPI into a copy with no text layer, which "
         "Docent's OCR pass reads (the copies are kept beside the fetched set)",
     )
+    evaluation.add_argument(
+        "--retrieval-only",
+        action="store_true",
+        help="no model: only the retrieval recall (an evidence page among the passages a "
+        "question's prompt would get), overall and per kind, language and split",
+    )
     evaluation.add_argument("--json", type=Path, default=None, help="also write the rows here")
 
 
@@ -119,6 +128,8 @@ async def evaluate_questions(docent: Docent, arguments: argparse.Namespace) -> i
         documents = await _scans(docent, arguments.qa, questions, arguments.scanned, mirror)
         mirror = None  # the set is fetched: its scans are indexed like named documents
     await _index(docent, arguments.qa, documents, mirror, embed=True)
+    if arguments.retrieval_only:
+        return await _retrieval_only(docent, qa_path, questions, arguments.json)
     # Every mode answers every question itself: no answer may come from another mode's cache.
     await docent.apply_settings(
         docent.settings.model_copy(
@@ -138,6 +149,45 @@ async def evaluate_questions(docent: Docent, arguments: argparse.Namespace) -> i
             print(f"{row['mode']}: failed: {printable(failure)}", file=sys.stderr)
     if arguments.json:
         arguments.json.write_text(json.dumps(rows, indent=2, ensure_ascii=False), "utf-8")
+    return 0
+
+
+async def _retrieval_only(
+    docent: Docent, qa_path: Path, questions: list[QA], json_path: Path | None
+) -> int:
+    """Each question's sources as the answer's prompt would get them (a conversation's later
+    turns are read alone), scored without a model: the retrieval half of the evaluation, for
+    comparing indexes (an embedded and a shared library)."""
+    retrieval = docent.settings.retrieval
+    rows: list[dict[str, Any]] = []
+    for qa in questions:
+        if not qa.answerable:
+            continue
+        passages = await docent.library.search(qa.question, retrieval.top_k)
+        sources = choose_sources(passages, retrieval.context_tokens)
+        rows.append(
+            {
+                "question": qa.question,
+                "kind": qa.kind,
+                "lang": qa.lang,
+                "split": qa.split,
+                "retrieved": qa.retrieved(sources),
+                "sources": [[s.document, s.page] for s in sources],
+            }
+        )
+    print(f"{len(rows)} answerable questions from {qa_path}, retrieval only\n")
+    print("| group | questions | retrieval recall |\n|---|---|---|")
+    groups = [("all", rows)] + [
+        (f"{field} {value}", [row for row in rows if row[field] == value])
+        for field in ("kind", "lang", "split")
+        for value in sorted({row[field] for row in rows})
+    ]
+    for name, members in groups:
+        recall = sum(row["retrieved"] for row in members) / len(members)
+        print(f"| {name} | {len(members)} | {recall:.0%} |")
+    if json_path:
+        text = json.dumps(rows, indent=2, ensure_ascii=False)
+        await asyncio.to_thread(json_path.write_text, text, "utf-8")
     return 0
 
 
