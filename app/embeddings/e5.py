@@ -76,6 +76,7 @@ class E5Embedder:
         self._engine = _openmp(_engine_path())
         # As many as the engine's own team would have: OMP_NUM_THREADS and affinity still count.
         self._threads = threads or (self._engine.omp_get_max_threads() if self._engine else 1)
+        self.query_cores = self._threads  # a question runs on the engine's whole team
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
         """A batch is split across threads that each run the engine single-threaded: the

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from app.embeddings import balanced_shares
+from app.embeddings import balanced_shares, usable_cores
 from app.embeddings.onnx_graph import (
     PINNED_WEIGHTS_SHA256,
     Variant,
@@ -269,6 +269,7 @@ class OnnxE5Embedder:
     """Not thread-safe: call from one worker thread (a batch of passages starts its own)."""
 
     dimension = 384
+    query_cores = 1  # a question runs on the calling thread, alone
 
     def __init__(
         self,
@@ -295,7 +296,7 @@ class OnnxE5Embedder:
         self._session = ort.InferenceSession(
             str(model), session_options(1), providers=["CPUExecutionProvider"]
         )
-        self._threads = max(1, threads or _usable_cores())
+        self._threads = max(1, threads or usable_cores())
         self._start_thread = start_thread
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
@@ -348,10 +349,3 @@ def combine_windows(
     squares = np.maximum(np.einsum("ij,ij->i", out, out), np.float32(1e-12))
     vectors: np.ndarray = out / np.sqrt(squares)[:, np.newaxis]
     return vectors.astype(np.float32)
-
-
-def _usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS, Windows
-        return os.cpu_count() or 1
