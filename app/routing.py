@@ -32,6 +32,11 @@ ENGLISH: dict[str, str] = {
     "no_cloud": "local only: no cloud route is configured",
     "no_cloud_hard": "local only: no cloud route is configured, though it looked hard ({parts})",
     "privacy": "privacy: nothing leaves this machine",
+    # The same three where the local route runs on the user's model server: the question goes
+    # there, so "nothing leaves this machine" would be false.
+    "asked_server": "you asked for your model server",
+    "mode_server": "routing mode: local only (your model server)",
+    "privacy_server": "privacy: kept on your model server (no cloud)",
     "cloud_down": "cloud unavailable ({down})",
     "budget_spent": "this month's cloud budget (${budget_usd:.2f}) is spent",
     "hard": "{parts}",
@@ -47,6 +52,7 @@ ENGLISH: dict[str, str] = {
     ),
     "cached": "asked {age_s:.0f} s ago; cached for {ttl_s:g} s",
     "summary_local": "summaries are written locally unless you pick a cloud model",
+    "summary_server": "summaries are written on your model server unless you pick a cloud model",
     "summary_stored": "stored when it was made; made again if the document changes",
     # Why no question can go to the cloud now (what a request for it is refused with).
     "privacy_refuses": "privacy is set to never send anything to the cloud",
@@ -275,7 +281,8 @@ class CloudModel:
 class AutoPolicy:
     """The router: local unless the question looks hard and the cloud is allowed, up and paid.
 
-    `cloud` and `budget_left_usd` are read at every decision, so health and spending are live.
+    `cloud` and `budget_left_usd` are read at every decision, so health and spending are live;
+    `local_on_server`: the local route runs on the user's model server (its reasons say so).
     """
 
     settings: RoutingSettings
@@ -283,6 +290,7 @@ class AutoPolicy:
     cloud: Callable[[], Sequence[CloudModel]]
     budget_left_usd: Callable[[], float]
     thresholds: Thresholds = Thresholds()
+    local_on_server: bool = False
 
     def decide(
         self, question: str, passages: Sequence[Passage], requested: Route | None = None
@@ -361,6 +369,8 @@ class AutoPolicy:
         return RouteDecision("fallback", chosen.model, Reason("rescue", {"error": why}))
 
     def _local(self, reason: Reason) -> RouteDecision:
+        if self.local_on_server and reason.code in _ON_SERVER:
+            reason = Reason(_ON_SERVER[reason.code], reason.values, reason.parts)
         return RouteDecision("local", self.local_model, reason)
 
     def _cloud_model(
@@ -372,6 +382,15 @@ class AutoPolicy:
             if topic_model and model.model == topic_model:
                 return model
         return healthy[0] if healthy else None
+
+
+# A reason for keeping a question local that names where it stays: the server's code where the
+# local route runs on the user's model server.
+_ON_SERVER = {
+    "asked_local": "asked_server",
+    "mode_local": "mode_server",
+    "privacy": "privacy_server",
+}
 
 
 def _down(models: Sequence[CloudModel]) -> str:

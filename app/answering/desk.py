@@ -69,6 +69,7 @@ class RoutePreview:
     decision: RouteDecision
     evidence: RetrievalConfidence
     passages: int  # how many passages the search found (0: the answer would say so)
+    local_on_server: bool = False  # the local route runs on the user's model server
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,10 @@ class Desk:
         passages = await self.library.search(question.strip(), settings.retrieval.top_k, scope)
         policy = self._policy(self._chat.shown, routing)
         return RoutePreview(
-            policy.decide(question, passages), RetrievalConfidence.read(passages), len(passages)
+            policy.decide(question, passages),
+            RetrievalConfidence.read(passages),
+            len(passages),
+            policy.local_on_server,
         )
 
     def cloud_refusal(self) -> Reason | None:
@@ -219,9 +223,16 @@ class Desk:
         )
 
     def _policy(self, local_model: str, routing: RoutingSettings | None = None) -> AutoPolicy:
-        """The router over the cloud routes open now and the month's budget."""
+        """The router over the cloud routes open now and the month's budget; it words what
+        stays local as staying on the user's model server when the local route runs there."""
         routing = routing or self._settings().routing
-        return AutoPolicy(routing, local_model, self._cloud.models, self.budget.left_usd)
+        return AutoPolicy(
+            routing,
+            local_model,
+            self._cloud.models,
+            self.budget.left_usd,
+            local_on_server=self._chat.settings.server.enabled,
+        )
 
     def _recorded(self, recorded: AnswerRecorded) -> None:
         if recorded.cost_usd != 0:  # None (a model with no price) counts too

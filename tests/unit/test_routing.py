@@ -84,6 +84,32 @@ def test_privacy_never_keeps_everything_local_and_refuses_a_cloud_request() -> N
         strict.decide(hard, STRONG, requested="cloud")
 
 
+def test_with_the_local_route_on_a_model_server_no_reason_says_nothing_leaves_here() -> None:
+    """The question goes to the user's server: privacy "never", mode local and an asked-for
+    local answer say it stays on that server (no cloud), not on this computer; the reasons
+    that name no place are the same as without a server."""
+    hard = "Compare A and B, and why?"
+
+    def on_server(**settings: object) -> AutoPolicy:
+        chosen = policy(**settings)  # type: ignore[arg-type]
+        chosen.local_on_server = True
+        return chosen
+
+    assert on_server(privacy="never").decide(hard, STRONG).reason == (
+        "privacy: kept on your model server (no cloud)"
+    )
+    assert on_server(mode="local").decide(hard, STRONG).why.code == "mode_server"
+    asked = on_server().decide(hard, STRONG, requested="local")
+    assert (asked.route, asked.model, asked.reason) == (
+        "local",
+        "qwen-local",
+        "you asked for your model server",
+    )
+    assert on_server().decide("How long are invoices kept?", STRONG).why.code == "simple"
+    assert on_server(cloud=[]).decide("How long?", STRONG).why.code == "no_cloud"
+    assert on_server(budget_left=0.0).decide(hard, STRONG).why.code == "budget_spent"
+
+
 def test_with_no_cloud_a_hard_question_stays_local_and_says_it_looked_hard() -> None:
     """The hardness is read all the same: the window suggests a cloud model for such questions
     (the user chose to keep everything local, or the cloud is down or spent: no suggestion)."""
@@ -217,6 +243,9 @@ REASONS = [
         "(2-part question; asks for a comparison)",
     ),
     (Reason("privacy"), "privacy: nothing leaves this machine"),
+    (Reason("asked_server"), "you asked for your model server"),
+    (Reason("mode_server"), "routing mode: local only (your model server)"),
+    (Reason("privacy_server"), "privacy: kept on your model server (no cloud)"),
     (Reason("cloud_down", {"down": "gateway: down"}), "cloud unavailable (gateway: down)"),
     (Reason("budget_spent", {"budget_usd": 5}), "this month's cloud budget ($5.00) is spent"),
     (Reason("hard", parts=HARD), "2-part question; asks for a comparison"),
@@ -243,6 +272,10 @@ REASONS = [
     ),
     (Reason("cached", {"age_s": 12.4, "ttl_s": 300}), "asked 12 s ago; cached for 300 s"),
     (Reason("summary_local"), "summaries are written locally unless you pick a cloud model"),
+    (
+        Reason("summary_server"),
+        "summaries are written on your model server unless you pick a cloud model",
+    ),
     (Reason("summary_stored"), "stored when it was made; made again if the document changes"),
     (Reason("privacy_refuses"), "privacy is set to never send anything to the cloud"),
     (Reason("no_cloud_set_up"), NO_CLOUD),
