@@ -198,9 +198,11 @@ def estimate(
 
 @dataclass
 class _Run:
-    """A summary being written: its text, what it cites, and what it cost."""
+    """A summary being written: its text, what it cites, what it cost, and the engine that
+    writes its next step."""
 
     decision: RouteDecision
+    engine: ChatEngine
     written: CitedText = field(default_factory=CitedText)
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -358,11 +360,11 @@ class Summarizer:
         sources = plan.sources
         yield SourcesFound(sources)
         yield RouteDecided(decision.route, decision.model, decision.reason, decision.why)
-        run = _Run(decision)
         engine = self.parts.engine(decision, decision.route == "cloud")
         if engine is None:
             yield Failed(NO_CLOUD, None)
             return
+        run = _Run(decision, engine)
         names = decision.route != "cloud" or self.settings.routing.privacy == "standard"
         # Read off the event loop, the window's (0.1 s for a 360-page manual here), and only
         # when a summary is written: not for its estimate, nor a stored one's replay.
@@ -376,10 +378,7 @@ class Summarizer:
                 yield run.written.write(f"{section.title}  \n")
             start = len(run.written.text)  # the partial summary alone: titles and pages stay here
             messages = self._section_messages(section, names)
-            tracker = CitationTracker(section.sources)
-            async for event in self._generate(
-                run, engine, messages, cancel, tracker, section.sources
-            ):
+            async for event in self._step(run, messages, cancel, section.sources):
                 yield event
             partials.append(run.written.text[start:].strip())
             if run.cancelled or run.error:
@@ -392,9 +391,7 @@ class Summarizer:
             yield SummaryProgress(plan.steps, plan.steps, "overview")
             yield run.written.write(f"{OVERVIEW}: ")
             messages = self._overview_messages(partials)
-            async for event in self._generate(
-                run, engine, messages, cancel, CitationTracker(sources), sources, OVERVIEW_TOKENS
-            ):
+            async for event in self._step(run, messages, cancel, sources, OVERVIEW_TOKENS):
                 yield event
         finishing = self._finish(
             plan, question, run, started, read, conversation_id, replace_stored
@@ -416,7 +413,10 @@ class Summarizer:
             return self.parts.policy.decide(question, [], "cloud")
         if route == "local":
             return self.parts.policy.decide(question, [], "local")
-        return RouteDecision("local", self.parts.local.model, Reason("summary_local"))
+        # With a model server (the local route's), the summary is written there, not here.
+        on_server = self.parts.on_this_computer is not None
+        why = Reason("summary_server" if on_server else "summary_local")
+        return RouteDecision("local", self.parts.local.model, why)
 
     def _section_messages(self, section: Section, names: bool) -> list[Message]:
         if names:  # privacy "excerpts" (cloud): the text alone, no titles or page numbers
@@ -439,22 +439,57 @@ class Summarizer:
             ),
         ]
 
+    async def _step(
+        self,
+        run: _Run,
+        messages: Sequence[Message],
+        cancel: CancelToken,
+        sources: Sequence[Source],
+        max_tokens: int = SECTION_SUMMARY_TOKENS,
+    ) -> AsyncIterator[AnswerEvent]:
+        """One step's text; where the model server (the local route's) fails before its first
+        token, the model on this computer writes it and the steps after it, and the route
+        shows the fall-back and why, as an answer's does."""
+        start = len(run.written.text)
+        async for event in self._generate(run, messages, cancel, sources, max_tokens):
+            yield event
+        if run.error is None or len(run.written.text) > start:
+            return
+        on_this_computer = await self._on_this_computer(run)
+        if on_this_computer is None:
+            return
+        why = Reason("server_failed", {"error": run.error})
+        run.decision = RouteDecision("fallback", on_this_computer.model, why)
+        run.engine, run.error = on_this_computer, None
+        yield RouteDecided(run.decision.route, run.decision.model, run.decision.reason, why)
+        async for event in self._generate(run, messages, cancel, sources, max_tokens):
+            yield event
+
+    async def _on_this_computer(self, run: _Run) -> ChatEngine | None:
+        """The model on this computer, where the step that failed ran on the model server and
+        that model loads; else None (the server's error is the summary's)."""
+        if run.decision.route != "local" or self.parts.on_this_computer is None:
+            return None
+        try:
+            return await self.parts.on_this_computer()
+        except DocentError:
+            return None
+
     async def _generate(
         self,
         run: _Run,
-        engine: ChatEngine,
         messages: Sequence[Message],
         cancel: CancelToken,
-        tracker: CitationTracker,
         sources: Sequence[Source],
-        max_tokens: int = SECTION_SUMMARY_TOKENS,
+        max_tokens: int,
     ) -> AsyncIterator[AnswerEvent]:
         """One step's text, its sentences cited by `sources` (offsets in the whole summary)."""
         request = GenerationRequest(messages, max_tokens, self.settings.local.temperature)
         outcome = Outcome()
         start = len(run.written.text)
+        tracker = CitationTracker(sources)
         async for event in cited_stream(
-            engine, request, cancel, tracker, run.written, sources, outcome
+            run.engine, request, cancel, tracker, run.written, sources, outcome
         ):
             yield event
         if outcome.generation is not None:
