@@ -94,17 +94,22 @@ async def stream_chat(
     timings: dict[str, Any] | None = None
     served_model = model
     name = endpoint.name
+    done = False  # "[DONE]" came
     try:
         request = client.stream("POST", url, json=body, headers=headers, timeout=timeout)
         async with request as response:
             if response.status_code != 200:
                 await _raise_for_status(endpoint, model, response)
             async for line in response.aiter_lines():
-                if not line.startswith("data:"):
+                # Read to the body's end, not left at "[DONE]": httpx's iterators abandoned
+                # mid-body are closed when collected, and under qasync (no async generator
+                # hooks) that raises "async generator ignored GeneratorExit" in the window.
+                if done or not line.startswith("data:"):
                     continue
                 data = line[5:].strip()
                 if data == "[DONE]":
-                    break
+                    done = True
+                    continue
                 chunk = json.loads(data)
                 served_model = chunk.get("model") or served_model
                 usage = chunk.get("usage") or usage
@@ -121,6 +126,9 @@ async def stream_chat(
     except httpx.ConnectTimeout:
         raise StreamError(f"cannot connect to {name} within {timeouts.connect_s:g} s") from None
     except httpx.TimeoutException:
+        if done:  # a server that keeps the connection open after "[DONE]": the answer is whole
+            yield StreamEnd(finish_reason or "stop", served_model, chunks, usage, timings)
+            return
         waited = "started answering" if not received else "sent the next part of the answer"
         raise StreamError(
             f"{name} has not {waited} within {timeouts.first_token_s:g} s", received
