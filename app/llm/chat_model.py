@@ -57,6 +57,12 @@ class LocalChatModel:
         server = self.settings.server
         return server_model_name(server) if server.enabled else shown_name(self.settings.chat_model)
 
+    @property
+    def server(self) -> ServerEngine | None:
+        """The model server's engine once a question reached for it (None: none set, or not
+        asked since the settings changed)."""
+        return self._server
+
     async def engine(self, progress: Progress | None = None) -> LocalEngine | ServerEngine:
         """The local route's engine: the model server's when one is set, else the model on
         this computer (`on_this_computer`)."""

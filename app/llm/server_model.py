@@ -75,6 +75,9 @@ class ServerEngine:
         )
         self._client = client or httpx.AsyncClient()
         self._down: tuple[float, str] | None = None  # (until, why) after a failure
+        # What the last request found, for the status bar: None before the first; else
+        # (reached, why not).
+        self.reached: tuple[bool, str | None] | None = None
 
     async def close(self) -> None:
         await self._client.aclose()
@@ -127,6 +130,7 @@ class ServerEngine:
                 except StopAsyncIteration:
                     break
                 except StreamError as error:
+                    self.reached = (error.received > 0, str(error))
                     if not error.received:
                         self._down = (time.monotonic() + DOWN_FOR_S, str(error))
                     raise
@@ -140,6 +144,8 @@ class ServerEngine:
         finally:
             await parts.aclose()
         self._down = None
+        if first_at is not None or end is not None:  # a stop before any word says nothing
+            self.reached = (True, None)
         if end is None:  # stopped
             end = StreamEnd("cancelled", self.settings.model, chunks, None, None)
         tokens = counts(end, prompt)

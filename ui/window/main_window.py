@@ -56,6 +56,7 @@ from app.intake import (
     WatchProblem,
 )
 from app.intake.watch import FolderWatch
+from app.llm.chat_model import shown_name
 from app.llm.engine import CancelToken
 from app.routing import Route
 from app.samples import GUIDE, SAMPLES, sample_path
@@ -317,7 +318,22 @@ class MainWindow(QMainWindow):
         )
 
     def _show_model_state(self, loading: bool = False) -> None:
-        name = self.docent.settings.local.chat_model
+        if self.docent.settings.local.server.enabled:
+            self._show_server_state()
+            return
+        self.model_state.setText(
+            self.tr("Local model: {model} ({state})").format(
+                model=shown_name(self.docent.settings.local.chat_model),
+                state=self._here_state(loading),
+            )
+        )
+        if (engine := self.docent.chat.state) is not None:
+            self.model_state.setToolTip(
+                plain_tooltip(self.tr("Runs on: {state}").format(state=engine.describe()))
+            )
+
+    def _here_state(self, loading: bool = False) -> str:
+        """The model on this computer: loading, idle (not loaded) or ready."""
         engine = self.docent.chat.state
         if loading:
             state = self.tr("loading…")
@@ -327,15 +343,31 @@ class MainWindow(QMainWindow):
             state = self.tr("ready, safe settings")
         else:
             state = self.tr("ready")
+        return state
+
+    def _show_server_state(self) -> None:
+        """The local route on the user's model server: its model and host, and whether it
+        answered the last request (known once one was sent); the model on this computer, which
+        answers when it cannot, in the tooltip."""
+        server = self.docent.chat.server
+        reached = None if server is None else server.reached
+        if reached is None:
+            state = self.tr("not asked yet")
+        elif reached[0]:
+            state = self.tr("reachable")
+        else:
+            state = self.tr("unreachable")
         self.model_state.setText(
-            self.tr("Local model: {model} ({state})").format(
-                model=Path(name).stem if name.endswith(".gguf") else name, state=state
+            self.tr("Model server: {model} ({state})").format(
+                model=self.docent.chat.shown, state=state
             )
         )
-        if engine is not None:
-            self.model_state.setToolTip(
-                plain_tooltip(self.tr("Runs on: {state}").format(state=engine.describe()))
-            )
+        here = self.tr("When it cannot answer, {model} on this computer does ({state}).").format(
+            model=shown_name(self.docent.settings.local.chat_model), state=self._here_state()
+        )
+        if reached is not None and reached[1]:
+            here = self.tr("Last request: {error}").format(error=reached[1]) + "\n" + here
+        self.model_state.setToolTip(plain_tooltip(here))
 
     def _show_cloud_state(self, changed: Health | None = None) -> None:
         """Cloud / MCP health, live: every session reports its changes here."""
@@ -717,6 +749,7 @@ class MainWindow(QMainWindow):
 
     async def _follow_answers(self) -> None:
         async for _changed in self._answers:
+            self._show_model_state()  # a model server's reachability, after any answer
             await self.refresh_conversations()
             self.session.show_spending(self.docent.desk.budget)
             self.header.show_spending()
