@@ -28,6 +28,12 @@ _REASONS: dict[str, object] = {
     "no_cloud": QT_TRANSLATE_NOOP("RouteReason", "no cloud set up"),
     "no_cloud_hard": QT_TRANSLATE_NOOP("RouteReason", "no cloud set up · looked hard: {parts}"),
     "privacy": QT_TRANSLATE_NOOP("RouteReason", "privacy: nothing leaves this computer"),
+    # Where the local route runs on the user's model server: the question goes there.
+    "asked_server": QT_TRANSLATE_NOOP("RouteReason", "you asked for your model server"),
+    "mode_server": QT_TRANSLATE_NOOP("RouteReason", "route set to Your model server only"),
+    "privacy_server": QT_TRANSLATE_NOOP(
+        "RouteReason", "privacy: kept on your model server (no cloud)"
+    ),
     "cloud_down": QT_TRANSLATE_NOOP("RouteReason", "cloud unavailable · {down}"),
     "budget_spent": QT_TRANSLATE_NOOP(
         "RouteReason", "this month's cloud budget (${budget_usd:.2f}) is spent"
@@ -43,8 +49,10 @@ _REASONS: dict[str, object] = {
     "rescue": QT_TRANSLATE_NOOP(
         "RouteReason", "the local model failed ({error}): the cloud answered"
     ),
+    # The local model answers: this computer's, or the user's model server's.
     "cloud_failed": QT_TRANSLATE_NOOP(
-        "RouteReason", "the cloud failed before its first word ({error}): answered here"
+        "RouteReason",
+        "the cloud failed before its first word ({error}): the local model answered",
     ),
     "server_failed": QT_TRANSLATE_NOOP(
         "RouteReason",
@@ -53,6 +61,9 @@ _REASONS: dict[str, object] = {
     "cached": QT_TRANSLATE_NOOP("RouteReason", "asked {age_s:.0f} s ago · kept for {ttl_s:g} s"),
     "summary_local": QT_TRANSLATE_NOOP(
         "RouteReason", "summaries are written on this computer unless you pick a cloud model"
+    ),
+    "summary_server": QT_TRANSLATE_NOOP(
+        "RouteReason", "summaries are written on your model server unless you pick a cloud model"
     ),
     "summary_stored": QT_TRANSLATE_NOOP(
         "RouteReason", "stored when it was made · made again if the document changes"

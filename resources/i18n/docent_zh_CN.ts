@@ -236,6 +236,10 @@
         <translation>仅本机</translation>
     </message>
     <message>
+        <source>Your model server only</source>
+        <translation>仅你的模型服务器</translation>
+    </message>
+    <message>
         <source>Cloud only</source>
         <translation>仅云端</translation>
     </message>
@@ -246,6 +250,10 @@
     <message>
         <source>{mode} — {why}</source>
         <translation>{mode} — {why}</translation>
+    </message>
+    <message>
+        <source>{mode} (on your model server for now)</source>
+        <translation>{mode}（暂时在你的模型服务器）</translation>
     </message>
     <message>
         <source>{mode} (on this computer for now)</source>
@@ -270,6 +278,10 @@
     <message>
         <source>and {n} answers of unknown cost</source>
         <translation>另有 {n} 个回答费用未知</translation>
+    </message>
+    <message>
+        <source>The budget is spent: answers stay on your model server.</source>
+        <translation>预算已用完：回答都留在你的模型服务器。</translation>
     </message>
     <message>
         <source>The budget is spent: answers stay on this computer.</source>
@@ -960,6 +972,30 @@ Docent 在本机读取它们，回答时注明所用的页码。</translation>
         <translation>运行于：{state}</translation>
     </message>
     <message>
+        <source>not asked yet</source>
+        <translation>尚未请求</translation>
+    </message>
+    <message>
+        <source>reachable</source>
+        <translation>可连接</translation>
+    </message>
+    <message>
+        <source>unreachable</source>
+        <translation>无法连接</translation>
+    </message>
+    <message>
+        <source>Model server: {model} ({state})</source>
+        <translation>模型服务器：{model}（{state}）</translation>
+    </message>
+    <message>
+        <source>When it cannot answer, {model} on this computer does ({state}).</source>
+        <translation>它无法回答时，由本机的 {model} 回答（{state}）。</translation>
+    </message>
+    <message>
+        <source>Last request: {error}</source>
+        <translation>上次请求：{error}</translation>
+    </message>
+    <message>
         <source>Cloud: not set up</source>
         <translation>云端：未设置</translation>
     </message>
@@ -1576,6 +1612,18 @@ then the whole answer&apos;s time, and how fast it was written (tokens a second)
         <translation>隐私：任何内容都不离开本机</translation>
     </message>
     <message>
+        <source>you asked for your model server</source>
+        <translation>你要求在你的模型服务器回答</translation>
+    </message>
+    <message>
+        <source>route set to Your model server only</source>
+        <translation>路线设为“仅你的模型服务器”</translation>
+    </message>
+    <message>
+        <source>privacy: kept on your model server (no cloud)</source>
+        <translation>隐私：留在你的模型服务器（不用云端）</translation>
+    </message>
+    <message>
         <source>cloud unavailable · {down}</source>
         <translation>云端不可用 · {down}</translation>
     </message>
@@ -1612,8 +1660,8 @@ then the whole answer&apos;s time, and how fast it was written (tokens a second)
         <translation>本地模型出错（{error}）：改由云端回答</translation>
     </message>
     <message>
-        <source>the cloud failed before its first word ({error}): answered here</source>
-        <translation>云端在输出首字前失败（{error}）：改在本机回答</translation>
+        <source>the cloud failed before its first word ({error}): the local model answered</source>
+        <translation>云端在输出首字前失败（{error}）：改由本地模型回答</translation>
     </message>
     <message>
         <source>the model server failed before its first word ({error}): answered on this computer</source>
@@ -1626,6 +1674,10 @@ then the whole answer&apos;s time, and how fast it was written (tokens a second)
     <message>
         <source>summaries are written on this computer unless you pick a cloud model</source>
         <translation>除非选择云端模型，摘要都在本机生成</translation>
+    </message>
+    <message>
+        <source>summaries are written on your model server unless you pick a cloud model</source>
+        <translation>除非选择云端模型，摘要都在你的模型服务器生成</translation>
     </message>
     <message>
         <source>stored when it was made · made again if the document changes</source>
@@ -1793,6 +1845,10 @@ then the whole answer&apos;s time, and how fast it was written (tokens a second)
     <message>
         <source>Fix this first: {error}</source>
         <translation>请先修正：{error}</translation>
+    </message>
+    <message>
+        <source>On your model server, with {model}</source>
+        <translation>在你的模型服务器，使用 {model}</translation>
     </message>
     <message>
         <source>On this computer, with {model}</source>

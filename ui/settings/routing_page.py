@@ -202,11 +202,13 @@ class RoutingPage(QWidget):
 
     def describe(self, preview: RoutePreview) -> str:
         decision, evidence = preview.decision, preview.evidence
-        where = (
-            self.tr("On this computer, with {model}")
-            if decision.route == "local"
-            else self.tr("In the cloud, with {model}")
-        ).format(model=decision.model)
+        if decision.route != "local":
+            where = self.tr("In the cloud, with {model}")
+        elif preview.local_on_server:  # the model's name says which server
+            where = self.tr("On your model server, with {model}")
+        else:
+            where = self.tr("On this computer, with {model}")
+        where = where.format(model=decision.model)
         if preview.passages == 0:
             found = self.tr("No passage matches: the answer would say the documents do not tell.")
         else:

@@ -1,6 +1,7 @@
 """The bar above the conversation: its title, this month's cloud spending against the budget
 (a small meter, once a cloud is set up), and where the next answers run (Auto, This computer
-only, Cloud only), chosen here rather than deep in Settings."""
+only — or Your model server only, where the local route runs there —, Cloud only), chosen here
+rather than deep in Settings."""
 
 from __future__ import annotations
 
@@ -86,10 +87,15 @@ class ConversationHeader(QWidget):
         self.show_title("")
         self.show_choices()  # and the spending
 
+    @property
+    def _on_server(self) -> bool:
+        """The local route runs on the user's model server: "this computer" would be false."""
+        return self.docent.settings.local.server.enabled
+
     def _words(self) -> tuple[str, str, str]:
         return (
             self.tr("Auto: Docent decides"),
-            self.tr("This computer only"),
+            self.tr("Your model server only") if self._on_server else self.tr("This computer only"),
             self.tr("Cloud only"),
         )
 
@@ -102,6 +108,7 @@ class ConversationHeader(QWidget):
         settings = self.docent.settings
         mode = settings.routing.mode
         auto, local, cloud = self._words()
+        self.actions_by_mode["local"].setText(local)  # a model server set up or removed
         self.actions_by_mode[mode].setChecked(True)
         self.route.setText({"auto": auto, "local": local, "cloud": cloud}[mode])
         refusal = self.docent.desk.cloud_refusal()
@@ -113,7 +120,13 @@ class ConversationHeader(QWidget):
         )
         cloud_only.setToolTip(plain_tooltip(why or ""))
         self.actions_by_mode["auto"].setText(
-            auto if why is None else self.tr("{mode} (on this computer for now)").format(mode=auto)
+            auto
+            if why is None
+            else (
+                self.tr("{mode} (on your model server for now)")
+                if self._on_server
+                else self.tr("{mode} (on this computer for now)")
+            ).format(mode=auto)
         )
         self.set_up.setVisible(not settings.cloud.configured)
         self.route.setToolTip(
@@ -155,7 +168,11 @@ class ConversationHeader(QWidget):
                 else self.tr("and {n} answers of unknown cost").format(n=unpriced)
             )
         if share >= 1:
-            tip += "\n" + self.tr("The budget is spent: answers stay on this computer.")
+            tip += "\n" + (
+                self.tr("The budget is spent: answers stay on your model server.")
+                if self._on_server
+                else self.tr("The budget is spent: answers stay on this computer.")
+            )
         self.spending.setToolTip(plain_tooltip(tip))
         self.spending.setAccessibleDescription(tip)
 
