@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from app.answering import Finished, RouteDecided, SourcesFound, Token
+from app.answering import Failed, Finished, RouteDecided, SourcesFound, Token
 from app.answering.conversation import Conversation
+from app.answering.desk import RoutePreview
 from app.bootstrap import Docent
 from app.llm.engine import (
     CancelToken,
@@ -37,6 +38,10 @@ MODEL = SHARED_MODELS / "qwen2.5-coder-0.5b-instruct-q4.gguf"
 REPORTING = Path(__file__).parent.parent / "peers" / "llama_server_usage.py"
 ON_THE_SERVER = "qwen-mini on 127.0.0.1"
 QUESTION = "How long are customer invoices retained?"
+RETENTION = (
+    "Customer invoices are kept for seven years after the end of the financial year. "
+    "Email archives are kept for two years."
+)
 
 
 @pytest.fixture(scope="module")
@@ -111,25 +116,31 @@ def test_a_conversation_on_the_server_reuses_its_prefix_even_with_privacy_never(
     cloud = {"providers": [{"name": "llama", "base_url": base_url, "models": ["qwen-mini"]}]}
     use_server(isolated_paths, base_url, routing={"privacy": "never"}, cloud=cloud)
 
-    async def scenario() -> tuple[list[list[Any]], bool, str | None]:
+    async def scenario() -> tuple[list[list[Any]], bool, str | None, RoutePreview]:
         async with opened() as docent:
             await index_all(docent, [write_pdf(tmp_path / "report.pdf")])
             await docent.library.embed_pending()
+            preview = await docent.desk.preview_route(QUESTION)
             turns = await converse(docent, [QUESTION, "And email archives?"])
             refusal = docent.desk.cloud_refusal()
-            return turns, docent.chat.loaded, None if refusal is None else refusal.code
+            return turns, docent.chat.loaded, None if refusal is None else refusal.code, preview
 
     before = log.read_text(errors="replace").count("prefix-match hit")
-    turns, loaded_here, refusal = run(scenario())
+    turns, loaded_here, refusal, preview = run(scenario())
     assert refusal == "privacy_refuses"
+    # Settings' "Try a question" hears the same, and that the local route is the server.
+    assert preview.local_on_server
+    assert (preview.decision.model, preview.decision.why.code) == (ON_THE_SERVER, "privacy_server")
     assert not loaded_here  # the model on this computer was never needed
     for events in turns:
         [decided] = [event for event in events if isinstance(event, RouteDecided)]
         assert (decided.route, decided.model, decided.why and decided.why.code) == (
             "local",
             ON_THE_SERVER,
-            "privacy",
+            "privacy_server",
         )
+        # The question went to the user's server: not "nothing leaves this machine".
+        assert decided.reason == "privacy: kept on your model server (no cloud)"
         assert sum(isinstance(event, Token) for event in events) > 3  # it streamed
     first, second = (finished(events) for events in turns)
     assert "seven" in first.answer.lower() or "7" in first.answer
@@ -278,3 +289,68 @@ def test_stop_ends_a_server_answer_that_has_not_started() -> None:
         done = run(scenario(root))
     assert done.finish_reason == "cancelled"
     assert done.first_token_at is None
+
+
+def test_a_summary_is_written_on_the_server_and_on_this_computer_when_it_stops(
+    isolated_paths: Paths, tmp_path: Path
+) -> None:
+    """A summary goes where answers go: on the server (saying so, not "on this computer"),
+    and, once the server is gone, on the model on this computer, the route saying why."""
+    log = tmp_path / "server.log"
+    # One section: one step each time (the steps are those of any summary, tested elsewhere).
+    report = write_pdf(tmp_path / "retention.pdf", [("Retention", RETENTION)])
+
+    async def summarize(docent: Docent, route: str | None) -> list[Any]:
+        (document,) = await docent.library.match_documents([str(report)])
+        job = await docent.desk.summary(document.id)
+        return [event async for event in job.run(route)]
+
+    async def scenario() -> tuple[list[Any], list[Any], bool]:
+        async with opened(embeddings=False) as docent:
+            await index_all(docent, [report])
+            with llama_cpp_server(MODEL, log) as base_url:
+                settings = docent.settings.model_copy(deep=True)
+                settings.local.server = ModelServerSettings(
+                    enabled=True, base_url=base_url, model="qwen-mini"
+                )
+                await docent.apply_settings(settings)
+                served = await summarize(docent, None)
+                loaded_for_it = docent.chat.loaded
+            stopped = await summarize(docent, "local")  # written again: the server is gone
+            return served, stopped, loaded_for_it
+
+    served, stopped, loaded_for_it = run(scenario())
+    assert not loaded_for_it  # the server wrote it: the model here was not even loaded
+    [decided] = [e for e in served if isinstance(e, RouteDecided)]
+    assert (decided.route, decided.model, decided.why and decided.why.code) == (
+        "local",
+        ON_THE_SERVER,
+        "summary_server",
+    )
+    assert decided.reason == (
+        "summaries are written on your model server unless you pick a cloud model"
+    )
+    made = finished(served)
+    assert (made.metrics.route, made.metrics.model, made.metrics.cost_usd) == (
+        "local",
+        ON_THE_SERVER,
+        0.0,
+    )
+    assert made.answer.strip()
+
+    decisions = [e for e in stopped if isinstance(e, RouteDecided)]
+    assert [(d.route, d.model) for d in decisions] == [
+        ("local", ON_THE_SERVER),
+        ("fallback", "qwen2.5-coder-0.5b"),
+    ]
+    assert decisions[0].why is not None
+    assert decisions[0].why.code == "asked_server"
+    why = decisions[1].why
+    assert why is not None
+    assert why.code == "server_failed"
+    assert "cannot reach 127.0.0.1" in decisions[1].reason
+    assert not [e for e in stopped if isinstance(e, Failed)]
+    fallback = finished(stopped)
+    assert (fallback.metrics.route, fallback.metrics.model) == ("fallback", "qwen2.5-coder-0.5b")
+    assert fallback.metrics.completion_tokens > 1
+    assert "seven" in fallback.answer.lower() or "7" in fallback.answer
