@@ -8,7 +8,9 @@ it move by more than its own writes reloads its vectors before the next search.
 A library's documents may instead live in a shared PostgreSQL database (`SharedLocation`): the
 document store (app/index/document_store.py) is then a `PostgresStore` on threads of its own,
 vectors are searched on the server, and the person's own data (history, conversations, the
-intake's queue, settings kept in meta) stays in the local SQLite file at `path`."""
+intake's queue, settings kept in meta) stays in the local SQLite file at `path`. What other
+desktops write there reaches this library as it commits (`changed_elsewhere`: the database
+notifies, app/index/postgres.py `ChangeListener`)."""
 
 from __future__ import annotations
 
@@ -53,7 +55,7 @@ from app.processes import is_running
 from app.workers import SerialWorker
 
 if TYPE_CHECKING:
-    from app.index.postgres import PostgresStore
+    from app.index.postgres import ChangeListener, PostgresStore
 
 T = TypeVar("T")
 CANDIDATES = 50  # per list, before fusion
@@ -111,6 +113,10 @@ class Library:
         # reloaded: a reload's snapshot then either includes both or neither.
         self._vectors_lock = asyncio.Lock()
         self._embedding_lock = asyncio.Lock()
+        # Changes to a shared library's documents made by anyone but this library, counted.
+        self._listener: ChangeListener | None = None
+        self._changes = 0
+        self._change = asyncio.Event()
 
     # --- life cycle ------------------------------------------------------------------------
 
@@ -130,12 +136,38 @@ class Library:
             self._documents_reader = await self._documents_reader_thread.run(
                 PostgresStore, location
             )
+            await self._listen(location)
         if self._embedder_factory is not None:
             self._embedder = await self._embedder_thread.run(self._embedder_factory)
             await self.write_documents(lambda store: store.reset_embeddings(self.embedder_name))
         if self.shared is None:
             # Loading 100k vectors takes ~0.5 s: do it behind start-up, searches await it.
             self._vectors_loaded = asyncio.create_task(self.reload_vectors())
+
+    async def _listen(self, location: SharedLocation) -> None:
+        from app.index.postgres import ChangeListener
+
+        loop = asyncio.get_running_loop()
+
+        def changed(_table: str) -> None:  # on the listener's thread
+            loop.call_soon_threadsafe(self._changed_elsewhere)
+
+        self._listener = await asyncio.to_thread(ChangeListener, location, changed)
+        self._listener.ignored = cast("PostgresStore", self._documents_writer).backend
+
+    def _changed_elsewhere(self) -> None:
+        self._changes += 1
+        self._change.set()
+
+    async def changed_elsewhere(self, seen: int = 0) -> int:
+        """Wait until the shared documents changed more than `seen` times by another desktop or
+        process since this library opened (never, for the embedded library: its own intake
+        says what it changed); how many times now. Changes while the caller was busy fold
+        into one wake."""
+        while self._changes <= seen:
+            self._change.clear()
+            await self._change.wait()
+        return self._changes
 
     async def reload_vectors(self) -> None:
         """Rebuild the in-memory vector index from the SQLite file."""
@@ -171,6 +203,13 @@ class Library:
     async def close(self) -> None:
         if self._vectors_loaded is not None:
             await asyncio.gather(self._vectors_loaded, return_exceptions=True)
+        if (listener := self._listener) is not None:
+            self._listener = None
+            if self._documents_writer is not None:
+                await self.write_documents(
+                    lambda store: cast("PostgresStore", store).wake(listener)
+                )
+            await asyncio.to_thread(listener.stop)
         closing: list[tuple[DocumentStore | Store | None, SerialWorker]] = [
             (self._writer, self._writer_thread),
             (self._reader, self._reader_thread),

@@ -15,10 +15,12 @@ keychain and never reach a message: errors name the URL `redacted`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -31,7 +33,7 @@ from psycopg.conninfo import make_conninfo
 
 from app.cjk import segment_for_index
 from app.documents import Chunk
-from app.index.postgres_schema import SCHEMA_LOCK, migrate
+from app.index.postgres_schema import CHANGES_CHANNEL, SCHEMA_LOCK, migrate
 from app.index.shared import SharedLibraryError, SharedLocation, redacted
 from app.index.store import (
     CHUNK_ROWS,
@@ -115,19 +117,82 @@ def _pg(sql: str) -> str:
     return sql.replace("?", "%s")
 
 
+class NotReadable(SharedLibraryError):
+    """A document this role may not read or index (the library's folder grants)."""
+
+
+def _connect(location: SharedLocation) -> tuple[psycopg.Connection[tuple[Any, ...]], str | None]:
+    """A connection to the shared library, and the keychain's password if one was used."""
+    password = None
+    if urlsplit(location.url).password is None and location.keychain_password is not None:
+        password = location.keychain_password()
+    try:
+        conninfo = make_conninfo(location.url, password=password) if password else location.url
+        return psycopg.connect(conninfo, autocommit=True), password
+    except psycopg.Error as error:
+        raise SharedLibraryError(_scrubbed(location, error, password)) from None
+
+
+def _scrubbed(location: SharedLocation, error: psycopg.Error, password: str | None) -> str:
+    message = str(error)
+    for secret in (password, urlsplit(location.url).password):
+        if secret:
+            message = message.replace(secret, "***")
+    return f"shared library {redacted(location.url)}: {message.strip()}"
+
+
+class ChangeListener:
+    """Another desktop's (or process's) writes to the shared documents, as they commit: a thread
+    of its own LISTENs on a connection of its own and calls `changed` with the table's name.
+
+    Chosen over polling: a notification comes a few milliseconds after the writer's commit,
+    costs the server nothing while nothing changes, and a hundred idle windows send it no
+    queries (polling every few seconds would, and would still be seconds late). What it cannot
+    cross (a pooler in transaction mode drops LISTEN) is said in the docs, not worked around.
+    `ignored`: the backend whose notifications are not news (this library's own writer, whose
+    writes the intake announces already)."""
+
+    def __init__(self, location: SharedLocation, changed: Callable[[str], None]) -> None:
+        self._changed = changed
+        self.ignored: int | None = None
+        self._db, _ = _connect(location)
+        self.backend = self._db.info.backend_pid
+        # Its own channel too: close() wakes it through the server instead of waiting it out.
+        self.stop_channel = f"docent_stop_{self.backend}"
+        self._db.execute(f"LISTEN {CHANGES_CHANNEL}")
+        self._db.execute(f"LISTEN {self.stop_channel}")
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._listen, name="shared-changes", daemon=True)
+        self._thread.start()
+
+    def _listen(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                for notice in self._db.notifies(timeout=1.0):
+                    if notice.channel == self.stop_channel:
+                        return
+                    if notice.pid != self.ignored:
+                        self._changed(notice.payload)
+        except psycopg.Error:
+            # The connection is gone (a server restart): say so once, so that a window
+            # re-reads rather than showing what may be stale; the next open listens again.
+            if not self._stopping.is_set():
+                self._changed("")
+        finally:
+            self._db.close()
+
+    def stop(self) -> None:
+        """Stop listening (after `wake` reached the thread, at once; else within a second)."""
+        self._stopping.set()
+        self._thread.join()
+
+
 class PostgresStore:
     """The shared documents, confined to the worker thread that opened it (as a Store is)."""
 
     def __init__(self, location: SharedLocation) -> None:
         self.location = location
-        password = None
-        if urlsplit(location.url).password is None and location.keychain_password is not None:
-            password = location.keychain_password()
-        try:
-            conninfo = make_conninfo(location.url, password=password) if password else location.url
-            self.db = psycopg.connect(conninfo, autocommit=True)
-        except psycopg.Error as error:
-            raise SharedLibraryError(self._scrubbed(error, password)) from None
+        self.db, password = _connect(location)
         try:
             migrate(self.db)
             register_vector(self.db)
@@ -135,16 +200,20 @@ class PostgresStore:
             self.db.execute("SET hnsw.iterative_scan = relaxed_order")
         except psycopg.Error as error:
             self.db.close()
-            raise SharedLibraryError(self._scrubbed(error, password)) from None
+            raise SharedLibraryError(_scrubbed(location, error, password)) from None
         self._terms = Terms()
         self._dimension: int | None = None
 
-    def _scrubbed(self, error: psycopg.Error, password: str | None) -> str:
-        message = str(error)
-        for secret in (password, urlsplit(self.location.url).password):
-            if secret:
-                message = message.replace(secret, "***")
-        return f"shared library {redacted(self.location.url)}: {message.strip()}"
+    @property
+    def backend(self) -> int:
+        """The server process of this store's connection (whose notifications are its own)."""
+        return self.db.info.backend_pid
+
+    def wake(self, listener: ChangeListener) -> None:
+        """Wake `listener`'s thread through the server, so that it stops now (a connection
+        gone leaves it to notice within its second)."""
+        with contextlib.suppress(psycopg.Error):
+            self.db.execute("SELECT pg_notify(%s, '')", [listener.stop_channel])
 
     def close(self) -> None:
         self._terms.close()
@@ -194,14 +263,18 @@ class PostgresStore:
                     return Written(int(old[0]), None, self.index_version())
                 replaced = int(old[0])
                 self.db.execute("DELETE FROM documents WHERE id = %s", [replaced])
-            row = self.db.execute(
-                """INSERT INTO documents (path, title, format, sha256, size, mtime_ns, pages,
-                                          chunks, note, indexed_at)
-                   VALUES (%s, %s, %s, %s, %s, %s, %s, 0, %s, %s)
-                   ON CONFLICT (path) DO NOTHING RETURNING id""",
-                document.row(),
-            ).fetchone()
-            assert row is not None, "the path's lock is held: no other row can have appeared"
+            try:
+                row = self.db.execute(
+                    """INSERT INTO documents (path, title, format, sha256, size, mtime_ns, pages,
+                                              chunks, note, indexed_at)
+                       VALUES (%s, %s, %s, %s, %s, %s, %s, 0, %s, %s)
+                       ON CONFLICT (path) DO NOTHING RETURNING id""",
+                    document.row(),
+                ).fetchone()
+            except psycopg.errors.InsufficientPrivilege:
+                row = None  # the folder grants refused it (WITH CHECK)
+            if row is None:  # the path's lock is held: only a row hidden from us is there
+                raise NotReadable(f"{document.path}: not in a folder this role may index")
             document_id = int(row[0])
             count, tokens = self._insert_chunks(document_id, list(chunks))
             self.db.execute(
@@ -271,7 +344,12 @@ class PostgresStore:
         )
 
     def page_to_show(self, path: str, page: int) -> PageToShow:
-        return page_shown(self.db.execute(_pg(PAGE_TO_SHOW), [page, path]).fetchone())
+        """Refused for a path that is no document this role may read: a shared library shows
+        no page of a file its grants hide, even where this machine could open the file."""
+        row = self.db.execute(_pg(PAGE_TO_SHOW), [page, path]).fetchone()
+        if row is None:
+            raise NotReadable(f"{path}: not a document of the shared library this role may read")
+        return page_shown(row)
 
     # --- OCR -------------------------------------------------------------------------------
 

@@ -4,6 +4,23 @@ Only the shared half of a library lives here (app/index/document_store.py): docu
 with their keyword terms and vectors, OCR'd pages, summaries. Several desktops open one database
 at once: each step runs under a transaction-scoped advisory lock and re-reads the version there,
 so a step another desktop made meanwhile is skipped, never made twice.
+
+Who reads what is the database's job (step 2): the role that made the schema (the admin's; a
+superuser too) reads and writes everything. Every other role that may connect reads and indexes
+only the documents under the folders `docent_folder_grants` gives it, or a role it belongs to
+(`grantee` 'public': every role); row-level security on `documents` holds that, and the tables
+that hang off a document (chunks, vectors, OCR'd pages, summaries) show only a readable
+document's rows. The admin fills the grants:
+
+    INSERT INTO docent_folder_grants (grantee, folder) VALUES ('sales', '/srv/shared/sales/');
+
+A folder ends with its separator, so that '/srv/a/' never gives '/srv/ab/'. Everything a search
+counts (BM25's statistics included) is counted over the rows the role may read: nothing of a
+hidden document shows, not even in a score.
+
+Every window sees another desktop's writes within milliseconds (step 2): a statement trigger on
+`documents` and `vectors` NOTIFYs `CHANGES_CHANNEL` with the table's name and no more, and each
+library LISTENs (app/index/postgres.py, `ChangeListener`).
 """
 
 from __future__ import annotations
@@ -16,6 +33,7 @@ from app.errors import DocentError
 
 # Any constant: the advisory lock every migration step takes (and vector index creation).
 SCHEMA_LOCK = 0x646F63656E74  # "docent"
+CHANGES_CHANNEL = "docent_library"
 
 # Each entry migrates from version i to i + 1. Append; never edit a released step.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -75,6 +93,44 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL)",
     ),
+    (
+        # Once per statement, not per row: a document of 500 chunks is one notification (and
+        # PostgreSQL folds the same one repeated in a transaction).
+        f"""CREATE FUNCTION docent_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN PERFORM pg_notify('{CHANGES_CHANNEL}', TG_TABLE_NAME); RETURN NULL; END $$""",
+        """CREATE TRIGGER documents_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+           ON documents FOR EACH STATEMENT EXECUTE FUNCTION docent_changed()""",
+        """CREATE TRIGGER vectors_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+           ON vectors FOR EACH STATEMENT EXECUTE FUNCTION docent_changed()""",
+        """CREATE TABLE docent_folder_grants (
+            grantee text NOT NULL,
+            folder text NOT NULL CHECK (right(folder, 1) IN ('/', '\\')),
+            PRIMARY KEY (grantee, folder)
+        )""",
+        # A role sees the grants that apply to it alone (pg_has_role by oid: a grantee that
+        # names no role is no error, it gives nothing).
+        "ALTER TABLE docent_folder_grants ENABLE ROW LEVEL SECURITY",
+        """CREATE POLICY applies ON docent_folder_grants FOR SELECT USING (
+            grantee = 'public' OR EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = grantee
+                                          AND pg_has_role(current_user, r.oid, 'MEMBER')))""",
+        "ALTER TABLE documents ENABLE ROW LEVEL SECURITY",
+        # USING and (for writes) WITH CHECK alike: a role indexes only where it may read.
+        """CREATE POLICY granted ON documents USING (
+            EXISTS (SELECT 1 FROM docent_folder_grants g WHERE starts_with(path, g.folder)))""",
+        # The documents in these policies' subqueries are filtered by `granted` in turn.
+        *(
+            f"""ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;
+                CREATE POLICY of_granted ON {table} USING (
+                    EXISTS (SELECT 1 FROM documents d WHERE d.id = {table}.document_id))"""
+            for table in ("chunks", "vectors", "ocr_pages", "summaries")
+        ),
+        # Table privileges open to every role that may connect (the database's CONNECT is the
+        # admin's gate); the rows each may see are the policies' to say.
+        """GRANT SELECT, INSERT, UPDATE, DELETE
+           ON documents, chunks, vectors, ocr_pages, summaries, meta TO PUBLIC""",
+        "GRANT SELECT ON docent_folder_grants, docent_schema TO PUBLIC",
+        "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO PUBLIC",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -85,11 +141,15 @@ class SharedSchemaTooNew(DocentError):
 
 def migrate(connection: psycopg.Connection[tuple[Any, ...]]) -> int:
     """Bring the database to SCHEMA_VERSION, one transaction per step; the version found."""
+    found = _version(connection)
+    if found == SCHEMA_VERSION:
+        return found  # most opens: no lock, and nothing a role without CREATE may not do
     found = None
     while True:
         with connection.transaction():
             connection.execute("SELECT pg_advisory_xact_lock(%s)", [SCHEMA_LOCK])
-            connection.execute("CREATE TABLE IF NOT EXISTS docent_schema (version integer)")
+            if _version(connection) is None:
+                connection.execute("CREATE TABLE docent_schema (version integer)")
             row = connection.execute("SELECT version FROM docent_schema").fetchone()
             version = int(row[0]) if row else 0
             found = version if found is None else found
@@ -106,3 +166,11 @@ def migrate(connection: psycopg.Connection[tuple[Any, ...]]) -> int:
                 connection.execute("INSERT INTO docent_schema (version) VALUES (1)")
             else:
                 connection.execute("UPDATE docent_schema SET version = %s", [version + 1])
+
+
+def _version(connection: psycopg.Connection[tuple[Any, ...]]) -> int | None:
+    """The schema's version; None before there is one."""
+    if connection.execute("SELECT to_regclass('docent_schema')").fetchone() == (None,):
+        return None
+    row = connection.execute("SELECT version FROM docent_schema").fetchone()
+    return int(row[0]) if row else 0
