@@ -18,9 +18,9 @@ A folder ends with its separator, so that '/srv/a/' never gives '/srv/ab/'. Ever
 counts (BM25's statistics included) is counted over the rows the role may read: nothing of a
 hidden document shows, not even in a score.
 
-Every window sees another desktop's writes within milliseconds (step 2): a statement trigger on
-`documents` and `vectors` NOTIFYs `CHANGES_CHANNEL` with the table's name and no more, and each
-library LISTENs (app/index/postgres.py, `ChangeListener`).
+Every window sees another desktop's writes within milliseconds (step 2): a trigger on each row
+of `documents` and `vectors` NOTIFYs `CHANGES_CHANNEL` with the table's name and no more, and
+each library LISTENs (app/index/postgres.py, `ChangeListener`).
 """
 
 from __future__ import annotations
@@ -94,14 +94,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL)",
     ),
     (
-        # Once per statement, not per row: a document of 500 chunks is one notification (and
-        # PostgreSQL folds the same one repeated in a transaction).
+        # Per row, so that a statement that changed nothing (a desk's open clearing vectors
+        # there are none of) says nothing; PostgreSQL folds a transaction's repeats into one
+        # notification, so a document of 500 chunks is still one.
         f"""CREATE FUNCTION docent_changed() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN PERFORM pg_notify('{CHANGES_CHANNEL}', TG_TABLE_NAME); RETURN NULL; END $$""",
-        """CREATE TRIGGER documents_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
-           ON documents FOR EACH STATEMENT EXECUTE FUNCTION docent_changed()""",
-        """CREATE TRIGGER vectors_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
-           ON vectors FOR EACH STATEMENT EXECUTE FUNCTION docent_changed()""",
+        *(
+            f"""CREATE TRIGGER {table}_changed AFTER INSERT OR UPDATE OR DELETE ON {table}
+                FOR EACH ROW EXECUTE FUNCTION docent_changed();
+                CREATE TRIGGER {table}_truncated AFTER TRUNCATE ON {table}
+                FOR EACH STATEMENT EXECUTE FUNCTION docent_changed()"""
+            for table in ("documents", "vectors")
+        ),
         """CREATE TABLE docent_folder_grants (
             grantee text NOT NULL,
             folder text NOT NULL CHECK (right(folder, 1) IN ('/', '\\')),
@@ -170,7 +174,14 @@ def migrate(connection: psycopg.Connection[tuple[Any, ...]]) -> int:
 
 def _version(connection: psycopg.Connection[tuple[Any, ...]]) -> int | None:
     """The schema's version; None before there is one."""
-    if connection.execute("SELECT to_regclass('docent_schema')").fetchone() == (None,):
+    # Read from the catalog's rows, not to_regclass: its cache may not have heard yet of the
+    # table another desktop made while this one waited on the lock (an advisory lock does not
+    # refresh it), and CREATE TABLE then fails with "already exists".
+    made = connection.execute(
+        "SELECT EXISTS (SELECT FROM pg_tables WHERE schemaname = current_schema() "
+        "AND tablename = 'docent_schema')"
+    ).fetchone()
+    if made == (False,):
         return None
     row = connection.execute("SELECT version FROM docent_schema").fetchone()
     return int(row[0]) if row else 0

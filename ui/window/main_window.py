@@ -394,6 +394,8 @@ class MainWindow(QMainWindow):
         script or a test that drives the window) show the first-run screen beside it."""
         self._follow_intake()
         self.background.run(self._follow_answers(), listener=True)
+        if self.docent.library.shared is not None:
+            self.background.run(self._follow_shared_library(), listener=True)
         self._tell_model_notice(await self.docent.chat.check())
         await self.docent.cloud_session.start(self._show_cloud_state)
         self._show_cloud_state()
@@ -754,6 +756,14 @@ class MainWindow(QMainWindow):
             self.session.show_spending(self.docent.desk.budget)
             self.header.show_spending()
             self.answers_shown.emit()
+
+    async def _follow_shared_library(self) -> None:
+        """Another desktop's documents, shown as its writes commit (the database notifies);
+        a burst of them while the list was being shown is one refresh more, not one each."""
+        seen = 0
+        while True:
+            seen = await self.docent.library.changed_elsewhere(seen)
+            await self.refresh()
 
     async def refresh_conversations(self) -> None:
         listed = await self.docent.desk.conversations()
