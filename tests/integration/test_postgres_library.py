@@ -37,7 +37,15 @@ QUESTIONS = (
     "绿茶的水温是多少度？",
     "Where does Docent keep my data?",
 )
-SHARED_TABLES = {"documents", "chunks", "vectors", "ocr_pages", "summaries", "meta"}
+SHARED_TABLES = {
+    "documents",
+    "chunks",
+    "vectors",
+    "ocr_pages",
+    "summaries",
+    "meta",
+    "docent_folder_grants",
+}
 
 
 def _tables(url: str) -> set[str]:
