@@ -59,6 +59,7 @@ EF_SEARCH = 100
 # FTS5's bm25() constants (sqlite/ext/fts5/fts5_aux.c): the ranking is the SQLite index's.
 BM25_K1 = 1.2
 BM25_B = 0.75
+RECONNECT_S = 1.0  # how often a listener whose connection is gone tries again
 
 _DOCUMENT_ROWS = """SELECT d.id, d.path, d.title, d.format, d.sha256, d.size, d.mtime_ns, d.pages,
         d.chunks, (SELECT count(*) FROM vectors v WHERE v.document_id = d.id) AS embedded,
@@ -153,33 +154,53 @@ class ChangeListener:
     writes the intake announces already)."""
 
     def __init__(self, location: SharedLocation, changed: Callable[[str], None]) -> None:
+        self._location = location
         self._changed = changed
         self.ignored: int | None = None
-        self._db, _ = _connect(location)
-        self.backend = self._db.info.backend_pid
+        self._db = self._listening()
         # Its own channel too: close() wakes it through the server instead of waiting it out.
         self.stop_channel = f"docent_stop_{self.backend}"
-        self._db.execute(f"LISTEN {CHANGES_CHANNEL}")
         self._db.execute(f"LISTEN {self.stop_channel}")
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._listen, name="shared-changes", daemon=True)
         self._thread.start()
 
+    @property
+    def backend(self) -> int:
+        """The server process of the listening connection."""
+        return self._db.info.backend_pid
+
+    def _listening(self) -> psycopg.Connection[tuple[Any, ...]]:
+        connection, _ = _connect(self._location)
+        connection.execute(f"LISTEN {CHANGES_CHANNEL}")
+        return connection
+
     def _listen(self) -> None:
-        try:
-            while not self._stopping.is_set():
+        while not self._stopping.is_set():
+            try:
                 for notice in self._db.notifies(timeout=1.0):
                     if notice.channel == self.stop_channel:
-                        return
+                        self._stopping.set()
+                        break
                     if notice.pid != self.ignored:
                         self._changed(notice.payload)
-        except psycopg.Error:
-            # The connection is gone (a server restart): say so once, so that a window
-            # re-reads rather than showing what may be stale; the next open listens again.
-            if not self._stopping.is_set():
-                self._changed("")
-        finally:
-            self._db.close()
+            except psycopg.Error:
+                self._reconnect()
+        self._db.close()
+
+    def _reconnect(self) -> None:
+        """The connection is gone (a server restart, a dropped network): listen again once the
+        server answers, trying each second, then say that something may have changed meanwhile
+        (what was notified while no one listened is lost)."""
+        self._db.close()
+        while not self._stopping.wait(RECONNECT_S):
+            try:
+                self._db = self._listening()
+                self._db.execute(f"LISTEN {self.stop_channel}")
+            except (psycopg.Error, SharedLibraryError):
+                continue
+            self._changed("")
+            return
 
     def stop(self) -> None:
         """Stop listening (after `wake` reached the thread, at once; else within a second)."""

@@ -322,3 +322,33 @@ def test_notifications_stop_with_the_library(shared_library: str, isolated_paths
         return time.perf_counter() - started
 
     assert run(open_and_close()) < 0.5  # the listener waits a second when not woken
+
+
+def test_a_listener_whose_connection_dropped_listens_again(
+    shared_library: str, isolated_paths: Paths
+) -> None:
+    """A server that ended the listening connection (a restart, an admin): the library says
+    something may have changed, and hears the next write again."""
+
+    async def dropped() -> list[str]:
+        here, there = (
+            Library(
+                isolated_paths.data_dir / f"{name}.sqlite3", None, SharedLocation(shared_library)
+            )
+            for name in ("here", "there")
+        )
+        await here.open()
+        await there.open()
+        try:
+            assert here._listener is not None
+            with psycopg.connect(shared_library, autocommit=True) as admin:
+                admin.execute("SELECT pg_terminate_backend(%s)", [here._listener.backend])
+            seen = await asyncio.wait_for(here.changed_elsewhere(0), 10)  # listening again
+            await there.write_document(_document("/shared/after.txt"), [])
+            await asyncio.wait_for(here.changed_elsewhere(seen), 10)
+            return [d.path for d in await here.documents()]
+        finally:
+            await here.close()
+            await there.close()
+
+    assert run(dropped()) == ["/shared/after.txt"]
