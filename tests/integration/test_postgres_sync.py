@@ -246,6 +246,11 @@ def test_a_role_reads_only_the_folders_granted_to_it(
     assert [d["name"] for d in listed_cli] == ["northwind-retention-policy.pdf"]
     scoped = docent("--library", reader, "ask", "--doc", "china-tea-primer.pdf", question)
     assert scoped.returncode != 0
+    planted = secret / "planted.md"
+    planted.write_text("# Planted\n\nA passage indexed where its writer may not read.\n")
+    refused = docent("--library", reader, "index", "--no-embed", str(planted))
+    assert "0 indexed, 0 unchanged, 1 failed" in refused.stderr, refused.stderr
+    assert "may index" in refused.stderr
 
     # A grant to a group the role belongs to counts; 'public' is every role.
     with psycopg.connect(shared_library, autocommit=True) as admin:
@@ -257,7 +262,7 @@ def test_a_role_reads_only_the_folders_granted_to_it(
             [f"{secret}/"],
         )
     listed_cli = json.loads(docent("--library", reader, "docs", "--json").stdout)
-    assert sorted(d["name"] for d in listed_cli) == both
+    assert sorted(d["name"] for d in listed_cli) == both  # and nothing planted
     with psycopg.connect(shared_library, autocommit=True) as admin:
         admin.execute("DELETE FROM docent_folder_grants")
         admin.execute("INSERT INTO docent_folder_grants (grantee, folder) VALUES ('public', '/')")
