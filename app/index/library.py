@@ -150,7 +150,8 @@ class Library:
         loop = asyncio.get_running_loop()
 
         def changed(_table: str) -> None:  # on the listener's thread
-            loop.call_soon_threadsafe(self._changed_elsewhere)
+            if not loop.is_closed():  # a library never closed outlives its loop
+                loop.call_soon_threadsafe(self._changed_elsewhere)
 
         self._listener = await asyncio.to_thread(ChangeListener, location, changed)
         self._listener.ignored = cast("PostgresStore", self._documents_writer).backend
