@@ -15,10 +15,10 @@ from typing import Any
 from app.bootstrap import Docent
 
 # isort: split
-import qasync
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from ui.event_loop import EventLoop
 from ui.garbage import GuiThreadGarbageCollector
 from ui.i18n import install_translators
 from ui.theme import apply_theme
@@ -69,7 +69,7 @@ def run(
     collector = GuiThreadGarbageCollector(app)
     collector.start()
     try:
-        with asyncio.Runner(loop_factory=qasync.QEventLoop) as runner:
+        with asyncio.Runner(loop_factory=EventLoop) as runner:
             return runner.run(session(app))
     finally:
         collector.stop()

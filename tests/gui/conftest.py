@@ -20,6 +20,7 @@ from PySide6.QtGui import (  # QtGui's Qt also holds mightBeRichText
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.bootstrap import Docent
+from ui.event_loop import EventLoop
 from ui.garbage import GuiThreadGarbageCollector
 from ui.window.main_window import MainWindow
 
@@ -39,7 +40,7 @@ def garbage_collected_on_the_gui_thread(qapp: QApplication) -> Iterator[None]:
 
 @pytest.fixture
 def loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
-    event_loop = qasync.QEventLoop(qapp)
+    event_loop = EventLoop(qapp)  # the app's
     # Qt handlers that start tasks while no loop runs (a test's direct call) find this one.
     asyncio.set_event_loop(event_loop)
     own = _watched(event_loop)  # the loop's own wake-up pipe
