@@ -1,12 +1,15 @@
 """Answers as Markdown, for the clipboard (an answer with its sources) and for export (a whole
 conversation): what was asked, the answer with its [n] marks, the passages they point to, and
-how it was answered. Copied elsewhere, an answer keeps its evidence."""
+how it was answered. Copied elsewhere, an answer keeps its evidence. A question asked again
+(Retry, the other route) has several versions; the export keeps the one the conversation kept,
+as the window shows it, and says how many others there were."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
+from app.answering.conversation import grouped
 from app.answering.metrics import AnswerMetrics
 from app.index import HistoryEntry
 
@@ -28,16 +31,27 @@ def answer_markdown(answer: str, citations: Sequence[dict[str, Any]]) -> str:
 
 
 def conversation_markdown(title: str, entries: Sequence[HistoryEntry]) -> str:
-    """A conversation as one Markdown document: a section per question, its answer (or why
-    there is none), its sources and how it was answered (the CLI's footer line)."""
+    """A conversation as one Markdown document: a section per question with the version the
+    conversation kept (the one the window shows), its answer (or why there is none), its
+    sources, how it was answered (the CLI's footer line) and how many other versions it had."""
     parts = [f"# {_one_line(title)}"]
-    for entry in entries:
+    for turn in grouped(entries):
+        entry = turn.versions[turn.shown]
         answer = entry.answer or entry.error or f"[{entry.status}]"
         parts.append(f"## {_one_line(entry.question)}")
         if entry.standalone and entry.standalone != entry.question:
             parts.append(f"*Searched for: {_one_line(entry.standalone)}*")
         parts.append(answer_markdown(answer, entry.citations))
-        parts.append(f"*{AnswerMetrics.from_record(entry).footer()} · {entry.asked_at}*")
+        footer = f"*{AnswerMetrics.from_record(entry).footer()} · {entry.asked_at}*"
+        others = len(turn.versions) - 1
+        if others:
+            # Which one was kept matters to a reader comparing: say its place among them.
+            plural = "answer" if others == 1 else "answers"
+            footer += (
+                f"\n\n*Answer {turn.shown + 1} of {len(turn.versions)} "
+                f"({others} other {plural} not exported)*"
+            )
+        parts.append(footer)
     return "\n\n".join(parts) + "\n"
 
 

@@ -122,6 +122,9 @@ def test_the_cli_continues_lists_shows_exports_and_deletes_conversations(tmp_pat
     assert f"Q: {first}" in shown
     assert f"(searched for: {first} And the Chinese edition?)" in shown
     assert "handbook.pdf, p. 2 (page 3 of the file) — Chinese edition" in shown
+    # The same question again is another version of its turn: the export keeps one of them.
+    again = docent("ask", "--json", "--continue", "And the Chinese edition?")
+    assert again.returncode == 0, again.stderr
     exported = tmp_path / "conversation.md"
     export = docent("conversations", "--export", str(listed["id"]), "--out", str(exported))
     assert export.returncode == 0, export.stderr
@@ -131,6 +134,8 @@ def test_the_cli_continues_lists_shows_exports_and_deletes_conversations(tmp_pat
     assert "2022" in markdown.split("## And the Chinese edition?")[1]
     assert "] handbook.pdf, p. 2 (page 3 of the file) — Chinese edition" in markdown
     assert markdown.count("*route: local (") == 2
+    assert markdown.count("## And the Chinese edition?") == 1
+    assert markdown.endswith("*Answer 2 of 2 (1 other answer not exported)*\n")
 
     assert docent("conversations", "--delete", str(listed["id"])).returncode == 0
     for gone in (

@@ -72,3 +72,25 @@ def test_a_conversation_exports_each_turn_with_its_search_sources_and_route() ->
     )
     assert "cost unknown" in sections[2]
     assert markdown.endswith("+00:00*\n")
+
+
+def test_a_question_asked_again_exports_the_version_the_conversation_kept() -> None:
+    """A retry is another row with the same question: the export shows the kept one (the one
+    the window shows and the next question continued), once, and says the others exist."""
+    local = entry("Why?", "Local answer.", [], id=1, turn={"kept": False})
+    cloud = entry("Why?", "Cloud answer.", [], id=2, route="cloud", turn={"kept": True})
+    failed = entry("Why?", "", [], id=3, status="failed", error="the cloud timed out")
+    then = entry("And then?", "Then this.", [], id=4, turn={})
+    retried = entry("And then?", "Then that.", [], id=5, turn={})
+    markdown = conversation_markdown("Why?", [local, cloud, failed, then, retried])
+    sections = markdown.split("\n\n## ")
+    assert len(sections) == 3  # the title and one section per question, not per version
+    assert sections[1].startswith("Why?\n\nCloud answer.\n\n*route: cloud")
+    assert "Local answer." not in markdown
+    assert "the cloud timed out" not in markdown
+    assert sections[1].endswith("*Answer 2 of 3 (2 other answers not exported)*")
+    # No mark: the newest version with a turn is the one the conversation continued.
+    assert sections[2].startswith("And then?\n\nThen that.")
+    assert sections[2].endswith("*Answer 2 of 2 (1 other answer not exported)*\n")
+    # A single version says nothing about versions.
+    assert "not exported" not in conversation_markdown("Why?", [local])
