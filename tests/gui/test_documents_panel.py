@@ -17,10 +17,13 @@ from PySide6.QtGui import QColor, QImage, QPalette
 from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
 
+from app import bootstrap
+from app.embeddings import FastEngine, SupervisedEmbedder
 from app.index import DocumentInfo
 from app.intake import FileFailed, FileIndexed, FileStarted, OcrProgress, PagesParsed
 from tests.documents import write_pdf
-from tests.gui.conftest import main_window, tooltip_shows
+from tests.gui.conftest import drop, main_window, tooltip_shows
+from tests.integration.test_embedder_crash import crash_mid_batch
 from ui.library.documents_panel import (
     BAR_HEIGHT,
     INDEXED,
@@ -138,6 +141,72 @@ def test_without_an_embedder_a_read_document_is_ready_not_improving_forever(
     panel.show_library([replace(STORED, embedded=0, ocr_done=2, ocr_pages=9)])
     assert panel.status(PATH) == "OCR 2/9"  # a step still running shows as before
     panel.apply(OcrProgress(PATH, 7, 9, 9))
+    assert panel.status(PATH) == "Ready"
+
+
+@pytest.fixture
+def made_embedders(monkeypatch: pytest.MonkeyPatch) -> list[SupervisedEmbedder]:
+    """The real embedders the window's Docent makes, kept to crash their child."""
+    made: list[SupervisedEmbedder] = []
+
+    def keep(name: str, path: Path, fast: FastEngine | None) -> SupervisedEmbedder:
+        made.append(SupervisedEmbedder(name, path, fast))
+        return made[-1]
+
+    monkeypatch.setattr(bootstrap, "SupervisedEmbedder", keep)
+    return made
+
+
+@pytest.fixture
+def embedding_window(
+    made_embedders: list[SupervisedEmbedder], loop: qasync.QEventLoop
+) -> Iterator[MainWindow]:
+    yield from main_window(loop)
+
+
+def test_an_embedder_off_for_the_session_leaves_documents_ready_not_improving_forever(
+    embedding_window: MainWindow,
+    made_embedders: list[SupervisedEmbedder],
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    """The embedder's child crashes twice in a row: semantic search is off until a restart, so
+    a document read afterwards is Ready (keyword search), with the reason in its tooltip, as in
+    a library opened without an embedder — not "Searchable (improving…)" for ever."""
+    window = embedding_window
+    (embedder,) = made_embedders
+    for _ in range(2):  # two real crashes (SIGSEGV mid-batch): the engine stays down
+        crash_mid_batch(embedder)
+    report = write_pdf(tmp_path / "report.pdf")
+    drop(window, report)
+    assert window.indexing is not None
+    loop.run_until_complete(window.indexing)
+    qtbot.waitUntil(lambda: window.documents.status(report) == "Ready")
+    assert window.documents.progress(report) is None
+    assert tooltip_shows(window.documents.status_tip(report)) == (
+        "Keyword search works on it. Search by meaning is off until Docent restarts: "
+        "embedding stopped: the embedder crashed (segmentation fault); semantic search is off "
+        "until Docent restarts"
+    )
+    # The library's next redraw (a later batch, an OCR'd page) keeps the final state.
+    loop.run_until_complete(window.refresh())
+    assert window.documents.status(report) == "Ready"
+
+
+def test_an_embedder_that_goes_off_turns_improving_rows_ready(qtbot: QtBot) -> None:
+    """Rows already waiting for vectors when the embedder stops show their final state at once."""
+    panel = DocumentsPanel()
+    qtbot.addWidget(panel)
+    panel.apply(FileStarted(PATH, 1, 1))
+    panel.apply(FileIndexed(PATH, 7, 42, 120, None))
+    assert panel.status(PATH) == "Searchable (improving…)"
+    panel.semantic_off("the embedder crashed (segmentation fault)")
+    assert (panel.status(PATH), panel.progress(PATH)) == ("Ready", None)
+    assert tooltip_shows(panel.status_tip(PATH)).endswith(
+        "off until Docent restarts: the embedder crashed (segmentation fault)"
+    )
+    panel.show_library([replace(STORED, embedded=30)])  # the stored truth: some vectors only
     assert panel.status(PATH) == "Ready"
 
 

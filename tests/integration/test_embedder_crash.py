@@ -121,7 +121,8 @@ def test_with_the_engine_down_questions_are_answered_from_keyword_search_and_ind
     assert (
         EmbeddingFailed(
             "embedding stopped: the embedder crashed (segmentation fault); "
-            "semantic search is off until Docent restarts"
+            "semantic search is off until Docent restarts",
+            lasting=True,
         )
         in events
     )

@@ -2,7 +2,8 @@
 was indexed, and its state as a mark and a word ("Ready", "Reading 14/60", "OCR 3/9",
 "Searchable (improving…)", "Failed — encrypted"), a progress bar while a step runs and the whole
 story in the tooltip. A filter shows the rows whose name holds what is typed. In a library with no
-embedder (keyword search only) a read document is Ready: nothing more is coming."""
+embedder (keyword search only), or once its embedder is off for the session (semantic_off), a
+read document is Ready: nothing more is coming."""
 
 from __future__ import annotations
 
@@ -151,7 +152,8 @@ class DocumentsPanel(QTreeWidget):
         a row came or went, or the filter changed what is shown; filter_cleared() — the panel
     dropped its filter to show rows it hid (show_paths). The window feeds the panel the
         core's events. `semantic`: the library embeds its passages (False: keyword search
-        only, and "Searchable (improving…)" would wait for an embedding that never comes).
+        only, and "Searchable (improving…)" would wait for an embedding that never comes);
+        semantic_off(reason) turns it off when the embedder stops for the session.
     """
 
     remove_requested = Signal(list)
@@ -164,6 +166,7 @@ class DocumentsPanel(QTreeWidget):
     def __init__(self, *, semantic: bool = True) -> None:
         super().__init__()
         self.semantic = semantic
+        self._semantic_off: str | None = None  # why the embedder stopped for the session
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.setHeaderLabels(
             [
@@ -264,6 +267,17 @@ class DocumentsPanel(QTreeWidget):
                 word = self.tr("Failed — {why}").format(why=reason.partition(":")[0])
                 self._show_status(item, State.FAILED, word, reason)
 
+    def semantic_off(self, reason: str) -> None:
+        """The embedder stopped for the rest of the session (`reason`, the core's words): the
+        rows waiting for vectors show their final state now, and the next show_library draws
+        every row again."""
+        self.semantic, self._semantic_off = False, reason
+        self._shown.clear()
+        improving = self.tr("Searchable (improving…)")
+        for item in self._rows.values():
+            if item.text(STATUS) == improving:
+                self._show_searchable(item)
+
     def show_library(self, documents: list[DocumentInfo]) -> None:
         """The stored truth, after indexing or embedding moved on."""
         # A fitted column measures every row again at each change of one of its cells: 150
@@ -324,10 +338,16 @@ class DocumentsPanel(QTreeWidget):
         progress: tuple[int, int] | None = None,
     ) -> None:
         if not self.semantic:  # searchable as it will ever be: its final state
-            tip = self.tr(
-                "Keyword search works on it. Search by meaning is off: this library has no "
-                "embedding model."
-            )
+            if self._semantic_off is not None:
+                tip = self.tr(
+                    "Keyword search works on it. Search by meaning is off until Docent "
+                    "restarts: {reason}"
+                ).format(reason=self._semantic_off)
+            else:
+                tip = self.tr(
+                    "Keyword search works on it. Search by meaning is off: this library has "
+                    "no embedding model."
+                )
             if note:
                 tip += "\n\n" + note
             self._show_status(item, State.READY, self.tr("Ready"), tip)

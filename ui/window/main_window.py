@@ -625,7 +625,9 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(
                     self.tr("Embedding {done}/{total} chunks…").format(done=done, total=total)
                 )
-            case EmbeddingFailed(reason=reason):
+            case EmbeddingFailed(reason=reason, lasting=lasting):
+                if lasting:  # no vectors are coming: the rows show their final state
+                    self.documents.semantic_off(reason)
                 self.statusBar().showMessage(
                     self.tr("Semantic search is not up to date: {reason}").format(reason=reason)
                 )
