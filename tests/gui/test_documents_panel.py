@@ -251,6 +251,11 @@ def test_each_state_has_its_mark_and_word_and_a_failure_its_whole_reason(
     assert tooltip_shows(panel.status_tip(locked)) == reason
     panel.show_library([replace(STORED, path=str(locked))])  # a failure stays said
     assert panel.status(locked) == "Failed — encrypted"
+    # The parser's own words (in brackets) stay in the tooltip: the row has room for the head.
+    damaged = "damaged or not a valid PDF file (Failed to open file 'x.pdf' as type pdf.)"
+    panel.apply(FileFailed(scan, damaged))
+    assert panel.status(scan) == "Failed — damaged or not a valid PDF file"
+    assert tooltip_shows(panel.status_tip(scan)) == damaged
 
     # A file type's icon, one per family: PDFs alike, a scan unlike them.
     pdf = panel.row(PATH).icon(NAME).pixmap(16).toImage()

@@ -262,9 +262,10 @@ class DocumentsPanel(QTreeWidget):
                 word = self.tr("Unchanged") if unchanged else self.tr("Skipped")
                 self._show_status(item, State.SKIPPED, word, reason)
             case FileFailed(reason=reason):
-                # The reason's head ("encrypted", "permission denied") in the row; all of it in
-                # the tooltip.
-                word = self.tr("Failed — {why}").format(why=reason.partition(":")[0])
+                # The reason's head ("encrypted", "permission denied") in the row, without the
+                # parser's own words in brackets; all of it in the tooltip.
+                head = reason.partition(":")[0].partition(" (")[0]
+                word = self.tr("Failed — {why}").format(why=head)
                 self._show_status(item, State.FAILED, word, reason)
 
     def semantic_off(self, reason: str) -> None:
