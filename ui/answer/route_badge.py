@@ -230,6 +230,7 @@ class RouteBadge(QWidget):
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.chip, 0, Qt.AlignmentFlag.AlignVCenter)
+        row.addSpacing(6)  # the chip's rounded end clear of the words (it touched them)
         row.addWidget(self.reason, 1)
         row.addWidget(self.numbers)
         row.addWidget(self.cost)
