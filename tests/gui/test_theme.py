@@ -145,3 +145,20 @@ def test_cards_stand_off_the_canvas_in_light_and_dark_and_meta_text_is_muted(
         muted = source.page.palette().color(QPalette.ColorRole.WindowText)
         assert muted == muted_colour(palette)
         assert contrast(muted, card_colour(palette)) >= 4.5
+
+
+def test_the_chart_keeps_room_for_its_axes_labels_in_the_theme_s_font(
+    themed: QApplication, qtbot: QtBot
+) -> None:
+    session = SessionPanel()
+    qtbot.addWidget(session)
+    session.set_collapsed(False)
+    for answer in range(5):
+        session.add(AnswerMetrics("local", "m", "why", 0.0, 30.0 + answer, 60.0, 10, 5, 5.0, 0.0))
+    # As high as a crowded sidebar leaves it: its minimum.
+    session.chart_view.setFixedHeight(session.chart_view.minimumHeight())
+    session.resize(490, 330)
+    session.show()
+    qtbot.waitUntil(lambda: session.chart.plotArea().height() > 0)
+    # At 49 px (Qt's margins) the axis labels were elided to "…".
+    assert session.chart.plotArea().height() >= 80
