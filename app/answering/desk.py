@@ -231,8 +231,13 @@ class Desk:
             local_model,
             self._cloud.models,
             self.budget.left_usd,
-            local_on_server=self._chat.settings.server.enabled,
+            local_on_server=self.local_on_server,
         )
+
+    @property
+    def local_on_server(self) -> bool:
+        """Whether the local route runs on the user's model server (not on this computer)."""
+        return self._chat.settings.server.enabled
 
     def _recorded(self, recorded: AnswerRecorded) -> None:
         if recorded.cost_usd != 0:  # None (a model with no price) counts too

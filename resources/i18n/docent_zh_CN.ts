@@ -1747,8 +1747,20 @@ then the whole answer&apos;s time, and how fast it was written (tokens a second)
         <translation>自动</translation>
     </message>
     <message>
+        <source>Each question on your model server, unless it looks hard for its model and the cloud is allowed, reachable and within budget.</source>
+        <translation>每个问题都在你的模型服务器上回答，除非它对该模型显得太难，且云端获准使用、可以连通并在预算之内。</translation>
+    </message>
+    <message>
         <source>Each question on this computer, unless it looks hard for the local model and the cloud is allowed, reachable and within budget.</source>
         <translation>每个问题都在本机回答，除非它对本地模型来说较难，且云端已允许、可连接并在预算之内。</translation>
+    </message>
+    <message>
+        <source>Your model server only</source>
+        <translation>仅你的模型服务器</translation>
+    </message>
+    <message>
+        <source>Every answer is written on your model server; nothing goes to a cloud.</source>
+        <translation>每个回答都由你的模型服务器写出；不会发送到任何云端。</translation>
     </message>
     <message>
         <source>This computer only</source>
@@ -1765,6 +1777,14 @@ then the whole answer&apos;s time, and how fast it was written (tokens a second)
     <message>
         <source>Every answer is written by a cloud model (the local one when the cloud fails before its first word).</source>
         <translation>所有回答都由云端模型生成（云端在输出首字前失败时改用本地模型）。</translation>
+    </message>
+    <message>
+        <source>Nothing goes to a cloud</source>
+        <translation>不发送到云端</translation>
+    </message>
+    <message>
+        <source>The cloud is never used, whatever the route says: questions go to your model server.</source>
+        <translation>无论路由如何，都不使用云端：问题发往你的模型服务器。</translation>
     </message>
     <message>
         <source>Nothing leaves this computer</source>

@@ -126,3 +126,17 @@ def test_a_server_that_is_down_shows_in_the_status_bar_and_a_summary_falls_back(
     )
     assert summary.badge.text().startswith("route: fallback (qwen2.5-coder-0.5b)")
     assert "seven" in summary.answer.toPlainText().lower()
+
+
+def test_the_routing_settings_say_where_the_local_route_answers(
+    stopped: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    dialog = SettingsDialog(stopped.docent)
+    loop.run_until_complete(dialog.loading)
+    page = dialog.routing
+    assert page.modes["local"].text() == "Your model server only"
+    assert page.privacies["never"].text() == "Nothing goes to a cloud"
+    choices = [*page.modes.values(), *page.privacies.values()]
+    words = [f"{b.text()} {b.accessibleDescription()}" for b in choices]
+    assert not [text for text in words if "this computer" in text.lower()]
+    dialog.deleteLater()

@@ -41,14 +41,20 @@ class RoutingPage(QWidget):
         self.desk = desk
         self.background = background
         self.trying: asyncio.Task[None] | None = None
+        on_server = desk.local_on_server  # then nothing is "on this computer": say where
         self.modes = self._choices(
             routing.mode,
             (
                 ("auto", self.tr("Automatic"), self.tr(
+                    "Each question on your model server, unless it looks hard for its model "
+                    "and the cloud is allowed, reachable and within budget."
+                ) if on_server else self.tr(
                     "Each question on this computer, unless it looks hard for the local model "
                     "and the cloud is allowed, reachable and within budget."
                 )),
-                ("local", self.tr("This computer only"), self.tr(
+                ("local", self.tr("Your model server only"), self.tr(
+                    "Every answer is written on your model server; nothing goes to a cloud."
+                )) if on_server else ("local", self.tr("This computer only"), self.tr(
                     "Every answer is written by the local model; nothing is sent anywhere."
                 )),
                 ("cloud", self.tr("Cloud only"), self.tr(
@@ -60,7 +66,10 @@ class RoutingPage(QWidget):
         self.privacies = self._choices(
             routing.privacy,
             (
-                ("never", self.tr("Nothing leaves this computer"), self.tr(
+                ("never", self.tr("Nothing goes to a cloud"), self.tr(
+                    "The cloud is never used, whatever the route says: questions go to your "
+                    "model server."
+                )) if on_server else ("never", self.tr("Nothing leaves this computer"), self.tr(
                     "The cloud is never used, whatever the route says."
                 )),
                 ("excerpts", self.tr("Excerpts only"), self.tr(
