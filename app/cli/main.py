@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from app.bootstrap import Docent
-from app.cli import ask, conversations, documents, evaluate, models, summarize
+from app.cli import ask, conversations, documents, evaluate, library, models, summarize
 from app.cli.documents import UsageError
 from app.cli.terminal import printable
 from app.errors import DocentError
@@ -36,7 +36,7 @@ COMMANDS: dict[str, Command] = {
     "history": conversations.history,
     "eval": evaluate.evaluate_questions,
 }
-NO_SHARED_LIBRARY = ("gateway", "serve-mcp", "bench", "models")
+NO_SHARED_LIBRARY = ("gateway", "serve-mcp", "bench", "models", "library")
 # Listing, removing and reading conversations need no embedder: it is not loaded for them.
 EMBEDDING_COMMANDS = ("index", "ask", "eval")
 
@@ -61,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     summarize.add_parsers(commands)
     models.add_parsers(commands)
     evaluate.add_parsers(commands)
+    library.add_parsers(commands)
     commands.add_parser(
         "gateway",
         help="serve Docent's cloud gateway (an MCP server) over stdio; the app starts it itself",
@@ -127,6 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if arguments.library is not None and arguments.command in NO_SHARED_LIBRARY:
             # Not yet: these build their own libraries (issue 30's later steps).
             raise UsageError(f"--library does not apply to `{arguments.command}` yet")
+        if arguments.command == "library":  # names its libraries itself (--from, --to, URL)
+            return library.library(arguments)
         if arguments.command == "gateway":  # stdout belongs to the MCP protocol from here on
             from app.cloud.gateway import serve_stdio
 
