@@ -16,7 +16,8 @@ from __future__ import annotations
 import asyncio
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,10 @@ from app.bootstrap import Docent
 from app.documents import Chunk
 from app.embeddings import ONNX_INT8, Embedder
 from app.index import Library
+from app.index.document_store import DocumentStore
 from app.index.library import CANDIDATES
+from app.index.postgres_scratch import database_bytes, scratch_database
+from app.index.shared import SharedLocation
 from app.index.store import EMBEDDING_MODEL_KEY, NewDocument, Store
 from app.index.terms import keyword_terms
 
@@ -43,36 +47,42 @@ def zipf_vocabulary(size: int = 20_000) -> tuple[list[str], np.ndarray]:
     return [f"w{index}" for index in range(size)], weights / weights.sum()
 
 
+PER_DOCUMENT = 1000  # chunks of each synthetic document
+
+
 def synthetic_library(path: Path, chunks: int, embedder: str, seed: int = 11) -> None:
     """A library of `chunks` prose-like chunks over a Zipf vocabulary, with random unit vectors."""
-    rng = np.random.default_rng(seed)
-    vocabulary, weights = zipf_vocabulary()
     store = Store(path)
     store.reset_embeddings(embedder)  # the random vectors stand in for this model's
-    per_document = 1000
+    for start in range(0, chunks, PER_DOCUMENT):
+        write_synthetic_document(store, start, min(PER_DOCUMENT, chunks - start), seed)
+    store.close()
 
-    def chunk_texts(count: int) -> Iterator[Chunk]:
-        words = rng.choice(len(vocabulary), size=(count, 60), p=weights)
-        for ordinal, row in enumerate(words):
-            yield Chunk(
+
+def write_synthetic_document(store: DocumentStore, start: int, count: int, seed: int = 11) -> None:
+    """The synthetic document whose chunks start at `start`: its own random stream (so writers
+    may share the documents out), written and embedded through the store as the app does."""
+    rng = np.random.default_rng([seed, start])
+    vocabulary, weights = zipf_vocabulary()
+    words = rng.choice(len(vocabulary), size=(count, 60), p=weights)
+    written = store.write_document(
+        NewDocument(f"/bench/{start}.pdf", f"doc {start}", "pdf", "0", 0, 0, 1, None),
+        [
+            Chunk(
                 ordinal,
                 ordinal // 4 + 1,
                 str(ordinal // 4 + 1),
                 None,
                 " ".join(vocabulary[i] for i in row),
             )
-
-    for document in range(0, chunks, per_document):
-        count = min(per_document, chunks - document)
-        store.write_document(
-            NewDocument(f"/bench/{document}.pdf", f"doc {document}", "pdf", "0", 0, 0, 1, None),
-            chunk_texts(count),
-        )
-        pending = store.pending_embeddings(count)
-        vectors = rng.standard_normal((len(pending), DIMENSION)).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        store.save_vectors([chunk_id for chunk_id, _, _ in pending], vectors)
-    store.close()
+            for ordinal, row in enumerate(words)
+        ],
+    )
+    # This document's chunks (another writer's may be pending too).
+    ids = [chunk.id for chunk in store.document_chunks(written.document_id)]
+    vectors = rng.standard_normal((len(ids), DIMENSION)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    store.save_vectors(ids, vectors)
 
 
 def questions(count: int, seed: int = 3) -> list[str]:
@@ -316,3 +326,131 @@ async def bench_retrieval(docent: Docent, *, quick: bool) -> dict[str, Any]:
     if note := sqlite_vec_missing():
         notes.append(note)
     return {"measures": measures, "sizes": rows, "notes": notes}
+
+
+def two_writers(open_store: Callable[[], DocumentStore], chunks: int, embedder: str) -> float:
+    """Seconds two writers (threads, each its own connection) take to write and embed a
+    synthetic library of `chunks` chunks, sharing its documents out between them."""
+    first = open_store()
+    first.reset_embeddings(embedder)
+    first.close()
+    starts = list(range(0, chunks, PER_DOCUMENT))
+
+    def write(share: list[int]) -> None:
+        store = open_store()
+        try:
+            for start in share:
+                write_synthetic_document(store, start, min(PER_DOCUMENT, chunks - start))
+        finally:
+            store.close()
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(write, [starts[0::2], starts[1::2]]))
+    return time.perf_counter() - started
+
+
+async def _library_timings(library: Library, asked: Sequence[str]) -> dict[str, list[float]]:
+    """The hybrid search given the query vector, and the whole question (embedding too)."""
+    hybrid: list[float] = []
+    whole: list[float] = []
+    await library.open()
+    try:
+        await library.search("warm up", 4)
+        for question in asked:
+            query = await library.embed_query(question)
+            started = time.perf_counter()
+            await library.search(question, 4, query_vector=query)
+            _timed_ms(hybrid, started)
+            started = time.perf_counter()
+            await library.search(question, 4)
+            _timed_ms(whole, started)
+    finally:
+        await library.close()
+    return {"hybrid": hybrid, "whole": whole}
+
+
+async def bench_shared_size(
+    work: Path,
+    location: SharedLocation,
+    factory: Callable[[], Embedder],
+    size: int,
+    asked: Sequence[str],
+) -> tuple[list[Measure], dict[str, float]]:
+    """One size on both backends: two writers fill each, then the same questions are asked."""
+    from app.index.postgres import PostgresStore  # the database client loads only for this
+
+    embedder = await asyncio.to_thread(lambda: factory().name)
+    path = work / f"shared-bench-{size}.sqlite3"
+    sqlite_s = await asyncio.to_thread(two_writers, partial(Store, path), size, embedder)
+    sqlite_mb = await asyncio.to_thread(_files_mb, path)
+    sqlite = await _library_timings(Library(path, factory), asked)
+    with scratch_database(location, f"docent_bench_{size}") as scratch:
+        print(f"  PostgreSQL at {size:,} chunks …", flush=True)
+        postgres_s = await asyncio.to_thread(
+            two_writers, partial(PostgresStore, scratch), size, embedder
+        )
+        postgres_mb = await asyncio.to_thread(database_bytes, scratch) / 2**20
+        personal = work / f"personal-{size}.sqlite3"
+        postgres = await _library_timings(Library(personal, factory, scratch), asked)
+    at = f"{size:,} chunks"
+    name = "embedded SQLite"
+    measures = [
+        *_percentiles(f"PostgreSQL: whole question, {at}", *_pair(postgres, sqlite, "whole"), name),
+        *_percentiles(
+            f"  hybrid search, vector given, {at}", *_pair(postgres, sqlite, "hybrid"), name
+        ),
+        Measure(f"  index on disk, {at}", "MB", [postgres_mb], [sqlite_mb], name),
+        Measure(
+            f"  insert + embed, two writers, {at}",
+            "chunks/s",
+            [size / postgres_s],
+            [size / sqlite_s],
+            name,
+        ),
+    ]
+    row = {
+        "chunks": size,
+        "postgres_mb": postgres_mb,
+        "sqlite_mb": sqlite_mb,
+        "postgres_insert_s": postgres_s,
+        "sqlite_insert_s": sqlite_s,
+    }
+    for backend, timings in (("postgres", postgres), ("sqlite", sqlite)):
+        for kind, values in timings.items():
+            for q in (50, 95):
+                row[f"{backend}_{kind}_p{q}_ms"] = percentile(values, q)
+    return measures, row
+
+
+async def bench_shared(
+    docent: Docent, location: SharedLocation, *, quick: bool, sizes: Sequence[int] = ()
+) -> dict[str, Any]:
+    """`docent bench retrieval --library URL`: PostgreSQL beside SQLite, in databases of its own
+    on that server (made and dropped: the library at URL is never written)."""
+    engines, notes = embedding_engines(docent)
+    (_, factory), *_ = engines
+    sizes = sizes or ((2_000,) if quick else (10_000, 100_000))
+    asked = questions(15 if quick else 60)
+    measures: list[Measure] = []
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="docent-bench-") as folder:
+        for size in sizes:
+            print(f"retrieval at {size:,} chunks, SQLite and PostgreSQL …", flush=True)
+            size_measures, row = await bench_shared_size(
+                Path(folder), location, factory, size, asked
+            )
+            measures += size_measures
+            rows.append(row)
+    return {"measures": measures, "sizes": rows, "notes": notes}
+
+
+def _pair(
+    first: dict[str, list[float]], second: dict[str, list[float]], kind: str
+) -> tuple[list[float], list[float]]:
+    return first[kind], second[kind]
+
+
+def _files_mb(database: Path) -> float:
+    """A SQLite library's size on disk, its write-ahead log included."""
+    return sum(f.stat().st_size for f in database.parent.glob(f"{database.name}*")) / 2**20

@@ -13,6 +13,7 @@ from typing import Any
 
 from app.bench.common import Measure, render
 from app.bootstrap import Docent
+from app.index.shared import SharedLocation
 from app.paths import Paths
 from app.settings import Settings
 
@@ -22,11 +23,17 @@ FOLDER_DOCUMENTS = 1000
 
 
 async def run_bench(
-    suite: str, *, quick: bool, out: Path | None, documents: int | None = None
+    suite: str,
+    *,
+    quick: bool,
+    out: Path | None,
+    documents: int | None = None,
+    library: str | None = None,
 ) -> int:
-    """`documents`: the folder suite's size (default FOLDER_DOCUMENTS, a tenth with `quick`)."""
+    """`documents`: the folder suite's size (default FOLDER_DOCUMENTS, a tenth with `quick`);
+    `library`: retrieval on a PostgreSQL server (its URL) beside SQLite."""
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
-    payload, table = await _run_suite(suite, quick, documents)
+    payload, table = await _run_suite(suite, quick, documents, library)
     print(f"\n## docent bench {suite}{' --quick' if quick else ''} — {stamp}\n")
     print(f"{platform.processor() or platform.machine()}, {platform.python_version()}\n")
     print(table)
@@ -37,7 +44,9 @@ async def run_bench(
     return 0
 
 
-async def _run_suite(suite: str, quick: bool, documents: int | None) -> tuple[dict[str, Any], str]:
+async def _run_suite(
+    suite: str, quick: bool, documents: int | None, library: str | None = None
+) -> tuple[dict[str, Any], str]:
     if suite == "transport":
         from app.bench.transport import bench_transport
 
@@ -72,9 +81,13 @@ async def _run_suite(suite: str, quick: bool, documents: int | None) -> tuple[di
                 size = documents or (FOLDER_DOCUMENTS // 10 if quick else FOLDER_DOCUMENTS)
                 return measures_payload(*await bench_folder(docent, documents=size))
             case "retrieval":
-                from app.bench.retrieval import bench_retrieval
+                from app.bench.retrieval import bench_retrieval, bench_shared
 
-                results = await bench_retrieval(docent, quick=quick)
+                if library is None:
+                    results = await bench_retrieval(docent, quick=quick)
+                else:
+                    location = SharedLocation(library, docent._library_password(library))
+                    results = await bench_shared(docent, location, quick=quick)
                 payload, table = measures_payload(results["measures"], results["notes"])
                 return payload | {"sizes": results["sizes"]}, table
             case _:

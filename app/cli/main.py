@@ -125,7 +125,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if arguments.command in (None, "gui"):
         raise UsageError("the desktop app starts from the `docent` launcher (ui.launcher)")
     try:
-        if arguments.library is not None and arguments.command in NO_SHARED_LIBRARY:
+        bench_retrieval = arguments.command == "bench" and arguments.suite == "retrieval"
+        if (
+            arguments.library is not None
+            and arguments.command in NO_SHARED_LIBRARY
+            and not bench_retrieval  # PostgreSQL beside SQLite, on that server
+        ):
             # Not yet: these build their own libraries (issue 30's later steps).
             raise UsageError(f"--library does not apply to `{arguments.command}` yet")
         if arguments.command == "library":  # names its libraries itself (--from, --to, URL)
@@ -158,7 +163,11 @@ async def _dispatch(arguments: argparse.Namespace) -> int:
         from app.bench.run import run_bench
 
         return await run_bench(
-            arguments.suite, quick=arguments.quick, out=arguments.out, documents=arguments.documents
+            arguments.suite,
+            quick=arguments.quick,
+            out=arguments.out,
+            documents=arguments.documents,
+            library=arguments.library,
         )
     docent = Docent.from_environment(
         embeddings=arguments.command in EMBEDDING_COMMANDS, shared_library=arguments.library
