@@ -196,12 +196,7 @@ async def bench_size(
             _timed_ms(embed, started)
             assert query is not None
             query_vectors.append(query)
-            started = time.perf_counter()
-            await library.search(question, 4, query_vector=query)
-            _timed_ms(hybrid, started)
-            started = time.perf_counter()
-            await library.search(question, 4)
-            _timed_ms(embedded, started)
+            await _time_searches(library, question, query, hybrid, embedded)
             terms = keyword_terms(question)
             started = time.perf_counter()
             await library.read(partial(Store.keyword_search, terms=terms, limit=CANDIDATES))
@@ -310,20 +305,34 @@ def _embedding_measures(
     ]
 
 
-async def bench_retrieval(docent: Docent, *, quick: bool) -> dict[str, Any]:
-    """Measures, one row of percentiles per library size (for the plot), and notes."""
+async def bench_retrieval(
+    docent: Docent, *, quick: bool, location: SharedLocation | None = None
+) -> dict[str, Any]:
+    """Measures, one row of percentiles per library size (for the plot), and notes. With a
+    `location` (`--library URL`): PostgreSQL beside SQLite, in databases of the bench's own on
+    that server (made and dropped: the library at the URL is never written)."""
     engines, notes = embedding_engines(docent)
-    sizes = (1_000, 2_000) if quick else (1_000, 10_000, 100_000)
+    sizes: tuple[int, ...]
+    if location is None:
+        sizes = (1_000, 2_000) if quick else (1_000, 10_000, 100_000)
+    else:
+        sizes = (2_000,) if quick else (10_000, 100_000)
     asked = questions(15 if quick else 60)
     measures: list[Measure] = []
     rows = []
     with tempfile.TemporaryDirectory(prefix="docent-bench-") as folder:
         for size in sizes:
-            print(f"retrieval at {size:,} chunks …", flush=True)
-            size_measures, row = await bench_size(Path(folder), engines, size, asked)
+            if location is None:
+                print(f"retrieval at {size:,} chunks …", flush=True)
+                size_measures, row = await bench_size(Path(folder), engines, size, asked)
+            else:
+                print(f"retrieval at {size:,} chunks, SQLite and PostgreSQL …", flush=True)
+                size_measures, row = await bench_shared_size(
+                    Path(folder), location, engines[0][1], size, asked
+                )
             measures += size_measures
             rows.append(row)
-    if note := sqlite_vec_missing():
+    if location is None and (note := sqlite_vec_missing()):
         notes.append(note)
     return {"measures": measures, "sizes": rows, "notes": notes}
 
@@ -350,6 +359,22 @@ def two_writers(open_store: Callable[[], DocumentStore], chunks: int, embedder: 
     return time.perf_counter() - started
 
 
+async def _time_searches(
+    library: Library,
+    question: str,
+    query: np.ndarray | None,
+    hybrid: list[float],
+    whole: list[float],
+) -> None:
+    """Times the hybrid search given the query vector, then the whole question (embedded)."""
+    started = time.perf_counter()
+    await library.search(question, 4, query_vector=query)
+    _timed_ms(hybrid, started)
+    started = time.perf_counter()
+    await library.search(question, 4)
+    _timed_ms(whole, started)
+
+
 async def _library_timings(library: Library, asked: Sequence[str]) -> dict[str, list[float]]:
     """The hybrid search given the query vector, and the whole question (embedding too)."""
     hybrid: list[float] = []
@@ -359,12 +384,7 @@ async def _library_timings(library: Library, asked: Sequence[str]) -> dict[str, 
         await library.search("warm up", 4)
         for question in asked:
             query = await library.embed_query(question)
-            started = time.perf_counter()
-            await library.search(question, 4, query_vector=query)
-            _timed_ms(hybrid, started)
-            started = time.perf_counter()
-            await library.search(question, 4)
-            _timed_ms(whole, started)
+            await _time_searches(library, question, query, hybrid, whole)
     finally:
         await library.close()
     return {"hybrid": hybrid, "whole": whole}
@@ -421,28 +441,6 @@ async def bench_shared_size(
             for q in (50, 95):
                 row[f"{backend}_{kind}_p{q}_ms"] = percentile(values, q)
     return measures, row
-
-
-async def bench_shared(
-    docent: Docent, location: SharedLocation, *, quick: bool, sizes: Sequence[int] = ()
-) -> dict[str, Any]:
-    """`docent bench retrieval --library URL`: PostgreSQL beside SQLite, in databases of its own
-    on that server (made and dropped: the library at URL is never written)."""
-    engines, notes = embedding_engines(docent)
-    (_, factory), *_ = engines
-    sizes = sizes or ((2_000,) if quick else (10_000, 100_000))
-    asked = questions(15 if quick else 60)
-    measures: list[Measure] = []
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="docent-bench-") as folder:
-        for size in sizes:
-            print(f"retrieval at {size:,} chunks, SQLite and PostgreSQL …", flush=True)
-            size_measures, row = await bench_shared_size(
-                Path(folder), location, factory, size, asked
-            )
-            measures += size_measures
-            rows.append(row)
-    return {"measures": measures, "sizes": rows, "notes": notes}
 
 
 def _pair(

@@ -81,13 +81,12 @@ async def _run_suite(
                 size = documents or (FOLDER_DOCUMENTS // 10 if quick else FOLDER_DOCUMENTS)
                 return measures_payload(*await bench_folder(docent, documents=size))
             case "retrieval":
-                from app.bench.retrieval import bench_retrieval, bench_shared
+                from app.bench.retrieval import bench_retrieval
 
-                if library is None:
-                    results = await bench_retrieval(docent, quick=quick)
-                else:
+                location = None
+                if library is not None:  # PostgreSQL beside SQLite, on that server
                     location = SharedLocation(library, docent._library_password(library))
-                    results = await bench_shared(docent, location, quick=quick)
+                results = await bench_retrieval(docent, quick=quick, location=location)
                 payload, table = measures_payload(results["measures"], results["notes"])
                 return payload | {"sizes": results["sizes"]}, table
             case _:
