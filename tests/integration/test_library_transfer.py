@@ -4,6 +4,7 @@ copy killed midway that a second run finishes without duplicating anything."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -158,3 +159,24 @@ def test_a_killed_copy_goes_on_where_it_stopped(shared_library: str, tmp_path: P
     assert "verified: 400 documents, 4000 chunks, 4000 vectors" in finished.stderr
     assert _count(shared_library, "documents") == 400
     assert _count(shared_library, "chunks") == _count(shared_library, "vectors") == 4000
+
+
+def test_bench_retrieval_on_postgres_beside_sqlite(postgres_server: str, tmp_path: Path) -> None:
+    """`docent --library URL bench retrieval --quick`: both backends measured, in a database of
+    the bench's own that is dropped after (the URL's own database is never written)."""
+    out = tmp_path / "bench"
+    result = docent(
+        "--library", postgres_server, "bench", "retrieval", "--quick", "--out", str(out)
+    )
+    assert result.returncode == 0, result.stderr
+    (row,) = json.loads((out / "bench-retrieval.json").read_text())["sizes"]
+    assert row["chunks"] == 2000
+    for backend in ("postgres", "sqlite"):
+        assert row[f"{backend}_whole_p95_ms"] >= row[f"{backend}_whole_p50_ms"] > 0
+        assert row[f"{backend}_whole_p50_ms"] > row[f"{backend}_hybrid_p50_ms"] > 0
+        assert row[f"{backend}_mb"] > 0
+        assert row[f"{backend}_insert_s"] > 0
+    assert "| PostgreSQL: whole question, 2,000 chunks p95 |" in result.stdout
+    with psycopg.connect(postgres_server) as connection:
+        names = {r[0] for r in connection.execute("SELECT datname FROM pg_database").fetchall()}
+    assert not {name for name in names if name.startswith("docent_bench")}
