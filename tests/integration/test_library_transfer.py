@@ -94,7 +94,9 @@ def test_round_trip_sqlite_postgres_sqlite_keeps_the_passages(
     assert _count(shared_library, "summaries") == 1
     with psycopg.connect(shared_library) as connection:
         row = connection.execute("SELECT words FROM ocr_pages WHERE page = 2").fetchone()
+        indexes = connection.execute("SELECT indexname FROM pg_indexes").fetchall()
     assert row == (WORDS,)
+    assert ("vectors_hnsw_384",) in indexes  # built at the end, in bulk
     # Again: every document is found whole, none written twice.
     again = docent("library", "export", shared_library)
     assert "0 copied, 4 already there" in again.stderr, again.stderr
@@ -158,6 +160,9 @@ def test_a_killed_copy_goes_on_where_it_stopped(shared_library: str, tmp_path: P
     assert f"{400 - written} copied, {written} already there" in finished.stderr
     assert "verified: 400 documents, 4000 chunks, 4000 vectors" in finished.stderr
     assert _count(shared_library, "documents") == 400
+    with psycopg.connect(shared_library) as connection:
+        indexes = connection.execute("SELECT indexname FROM pg_indexes").fetchall()
+    assert ("vectors_hnsw_32",) in indexes  # the killed run put it off; this one built it
     assert _count(shared_library, "chunks") == _count(shared_library, "vectors") == 4000
 
 
