@@ -67,7 +67,7 @@ class Docent:
         else:
             if not is_shared_url(shared_library):
                 raise SharedLibraryError("a shared library is a postgresql://… URL")
-            location = SharedLocation(shared_library, self._library_password(shared_library))
+            location = SharedLocation(shared_library, self.library_password(shared_library))
             personal = paths.data_dir / personal_name(shared_library)
             self.library = Library(personal, embedder, location)
         limits = ReadLimits.from_settings(settings.library)
@@ -102,7 +102,7 @@ class Docent:
         settings = Settings.load(paths.settings_file)
         return cls(paths, settings, embeddings=embeddings, shared_library=shared_library)
 
-    def _library_password(self, url: str) -> Callable[[], str | None]:
+    def library_password(self, url: str) -> Callable[[], str | None]:
         """The keychain's password for a shared library (asked on the library's worker
         thread, once, when its URL holds none); None where there is no keychain or no entry."""
         config_dir, consent = self.paths.config_dir, self._settings.secrets.plaintext_file_consent

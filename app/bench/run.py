@@ -85,7 +85,7 @@ async def _run_suite(
 
                 location = None
                 if library is not None:  # PostgreSQL beside SQLite, on that server
-                    location = SharedLocation(library, docent._library_password(library))
+                    location = SharedLocation(library, docent.library_password(library))
                 results = await bench_retrieval(docent, quick=quick, location=location)
                 payload, table = measures_payload(results["measures"], results["notes"])
                 return payload | {"sizes": results["sizes"]}, table

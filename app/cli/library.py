@@ -66,7 +66,7 @@ def library(arguments: argparse.Namespace) -> int:
             progress.line(text)
 
     def keychain(url: str) -> str | None:
-        return docent._library_password(url)()
+        return docent.library_password(url)()
 
     progress.line(f"copying {_shown(source)} → {_shown(destination)}")
     result: Report = copy_library(source, destination, password=keychain, progress=report)

@@ -297,7 +297,7 @@ class PostgresStore:
             if row is None:  # the path's lock is held: only a row hidden from us is there
                 raise NotReadable(f"{document.path}: not in a folder this role may index")
             document_id = int(row[0])
-            count, tokens = self._insert_chunks(document_id, list(chunks))
+            count, tokens = self.insert_chunks(document_id, list(chunks))
             self.db.execute(
                 "UPDATE documents SET chunks = %s, tokens = %s WHERE id = %s",
                 [count, tokens, document_id],
@@ -307,7 +307,7 @@ class PostgresStore:
                     "INSERT INTO ocr_pages (document_id, page) VALUES (%s, %s)",
                     [(document_id, page) for page in document.ocr_pages],
                 )
-            version = self._bump_index_version()
+            version = self.bump_index_version()
         return Written(document_id, replaced, version)
 
     def _same_file(self, document_id: int, document: NewDocument) -> bool:
@@ -316,7 +316,7 @@ class PostgresStore:
         ).fetchone()
         return row is not None and (row[0], row[1]) == (document.size, document.pages)
 
-    def _insert_chunks(self, document_id: int, chunks: Sequence[Chunk]) -> tuple[int, int]:
+    def insert_chunks(self, document_id: int, chunks: Sequence[Chunk]) -> tuple[int, int]:
         """(chunks, keyword terms) inserted."""
         if not chunks:
             return 0, 0
@@ -338,9 +338,9 @@ class PostgresStore:
             deleted = self.db.execute("DELETE FROM documents WHERE id = %s", [document_id])
             if not deleted.rowcount:
                 return None
-            return self._bump_index_version()
+            return self.bump_index_version()
 
-    def _bump_index_version(self) -> int:
+    def bump_index_version(self) -> int:
         """Last in each write transaction: the row stays locked only until its commit."""
         return int(
             self._value(
@@ -403,13 +403,13 @@ class PostgresStore:
                 )
             )
             appended = [replace(c, ordinal=start + i) for i, c in enumerate(chunks)]
-            count, tokens = self._insert_chunks(document_id, appended)
+            count, tokens = self.insert_chunks(document_id, appended)
             self.db.execute(
                 "UPDATE documents SET chunks = chunks + %s, tokens = tokens + %s WHERE id = %s",
                 [count, tokens, document_id],
             )
             self.db.execute("DELETE FROM summaries WHERE document_id = %s", [document_id])
-            return self._bump_index_version()
+            return self.bump_index_version()
 
     # --- search ----------------------------------------------------------------------------
 
@@ -564,7 +564,7 @@ class PostgresStore:
         vectors = np.asarray(vectors, dtype=np.float32)
         with self.db.transaction():
             if len(ids):
-                self._ensure_vector_index(int(vectors.shape[1]))
+                self.ensure_vector_index(int(vectors.shape[1]))
             stored = []
             for chunk_id, vector in zip(ids, vectors, strict=True):
                 row = self.db.execute(
@@ -576,7 +576,7 @@ class PostgresStore:
                 ).fetchone()
                 if row is not None:
                     stored.append(chunk_id)
-            version = self._bump_index_version()
+            version = self.bump_index_version()
         return stored, version
 
     def _vector_dimension(self) -> int | None:
@@ -585,7 +585,7 @@ class PostgresStore:
             self._dimension = int(value) if value else None
         return self._dimension
 
-    def _ensure_vector_index(self, dimension: int) -> None:
+    def ensure_vector_index(self, dimension: int) -> None:
         """The HNSW index for the embedder's dimension, made by the first desktop to embed."""
         if self._vector_dimension() == dimension:
             return
@@ -611,4 +611,4 @@ class PostgresStore:
                 self.db.execute("DELETE FROM meta WHERE key = %s", [DIMENSION_KEY])
             self._dimension = None
             self._set_meta(EMBEDDING_MODEL_KEY, model)
-            self._bump_index_version()
+            self.bump_index_version()

@@ -70,7 +70,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX chunks_by_document ON chunks (document_id, ordinal)",
         "CREATE INDEX chunks_terms ON chunks USING gin (terms)",
         # The dimension is the embedder's: the HNSW index is made on the first vectors saved,
-        # over `embedding::vector(n)` (PostgresStore._ensure_vector_index).
+        # over `embedding::vector(n)` (PostgresStore.ensure_vector_index).
         """CREATE TABLE vectors (
             chunk_id bigint PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
             document_id bigint NOT NULL,

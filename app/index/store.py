@@ -308,7 +308,7 @@ class Store:
                 "SELECT id FROM documents WHERE path = ?", [document.path]
             ).fetchone():
                 replaced = int(old[0])
-                self._delete(replaced)
+                self.delete_document_rows(replaced)
             cursor = self.db.execute(
                 """INSERT INTO documents (path, title, format, sha256, size, mtime_ns, pages,
                                           chunks, note, indexed_at)
@@ -318,14 +318,14 @@ class Store:
             document_id = int(cursor.lastrowid or 0)
             count = 0
             for batch in _batched(chunks, _BATCH):
-                self._insert_chunks(document_id, batch)
+                self.insert_chunks(document_id, batch)
                 count += len(batch)
             self.db.execute("UPDATE documents SET chunks = ? WHERE id = ?", [count, document_id])
             self.db.conn.executemany(
                 "INSERT INTO ocr_pages (document_id, page) VALUES (?, ?)",
                 [(document_id, page) for page in document.ocr_pages],
             )
-            version = self._bump_index_version()
+            version = self.bump_index_version()
         return Written(document_id, replaced, version)
 
     # --- OCR -------------------------------------------------------------------------------
@@ -361,16 +361,18 @@ class Store:
             ).fetchone()[0]
             appended = [replace(c, ordinal=start + i) for i, c in enumerate(chunks)]
             if appended:
-                self._insert_chunks(document_id, appended)
+                self.insert_chunks(document_id, appended)
             self.db.execute(
                 "UPDATE documents SET chunks = chunks + ? WHERE id = ?",
                 [len(appended), document_id],
             )
             # A summary read the document without this page.
             self.db.execute("DELETE FROM summaries WHERE document_id = ?", [document_id])
-            return self._bump_index_version()
+            return self.bump_index_version()
 
-    def _insert_chunks(self, document_id: int, batch: list[Chunk]) -> None:
+    def insert_chunks(self, document_id: int, batch: list[Chunk]) -> None:
+        """A document's chunks and their full-text rows, inside the caller's transaction (also
+        a library copy's, app/index/transfer.py)."""
         connection = self.db.conn
         # Explicit ids (the full-text rows share them) past every id ever used: AUTOINCREMENT
         # keeps its high-water mark in sqlite_sequence, so a removed chunk's id is never reused.
@@ -398,18 +400,20 @@ class Store:
     def remove_document(self, document_id: int) -> int | None:
         """The new index version, or None when there was no such document."""
         with self.writing():
-            if not self._delete(document_id):
+            if not self.delete_document_rows(document_id):
                 return None
-            return self._bump_index_version()
+            return self.bump_index_version()
 
-    def _delete(self, document_id: int) -> bool:
+    def delete_document_rows(self, document_id: int) -> bool:
+        """A document and what hangs off it, inside the caller's transaction; False when there
+        was none."""
         self.db.execute(
             "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)",
             [document_id],
         )
         return self.db.execute("DELETE FROM documents WHERE id = ?", [document_id]).rowcount > 0
 
-    def _bump_index_version(self) -> int:
+    def bump_index_version(self) -> int:
         """Counts changes to what can be retrieved, vectors included (not history): answer
         caches key on it, and a library whose version moved by more than its own writes knows
         another process changed the index. Once per transaction: the new version, one up."""
@@ -613,7 +617,7 @@ class Store:
                 )
                 if cursor.rowcount:
                     stored.append(chunk_id)
-            version = self._bump_index_version()
+            version = self.bump_index_version()
         return stored, version
 
     def all_vectors(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -650,7 +654,7 @@ class Store:
             with self.writing():
                 self.db.execute("DELETE FROM vectors")
                 self.set_meta(EMBEDDING_MODEL_KEY, model)
-                self._bump_index_version()
+                self.bump_index_version()
 
     # --- history and meta ------------------------------------------------------------------
 

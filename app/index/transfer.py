@@ -206,14 +206,14 @@ class _Side:
             if old := store.db.execute(
                 "SELECT id FROM documents WHERE path = ?", [document.path]
             ).fetchone():
-                store._delete(int(old[0]))
+                store.delete_document_rows(int(old[0]))
             cursor = store.db.execute(
                 f"INSERT INTO documents ({_DOCUMENT_COLUMNS}) VALUES ({', '.join('?' * 10)})",
                 list(document.row),
             )
             document_id = int(cursor.lastrowid or 0)
             if document.chunks:
-                store._insert_chunks(document_id, document.chunks)
+                store.insert_chunks(document_id, document.chunks)
             ids = self._chunk_ids(document_id)
             connection = store.db.conn
             connection.executemany(
@@ -221,7 +221,7 @@ class _Side:
                 [(ids[o], v.astype(np.float32).tobytes()) for o, v in document.vectors.items()],
             )
             self._write_pages_and_summaries(connection, document_id, document)
-            store._bump_index_version()
+            store.bump_index_version()
 
     def _write_postgres(self, document: StoredDocument) -> None:
         store = self.postgres
@@ -237,20 +237,20 @@ class _Side:
                 list(document.row),
             ).fetchone()
             document_id = int(row[0])
-            _, tokens = store._insert_chunks(document_id, document.chunks)
+            _, tokens = store.insert_chunks(document_id, document.chunks)
             store.db.execute(
                 "UPDATE documents SET tokens = %s WHERE id = %s", [tokens, document_id]
             )
             ids = self._chunk_ids(document_id)
             if document.vectors and not self.defer_vector_index:
-                store._ensure_vector_index(len(next(iter(document.vectors.values()))))
+                store.ensure_vector_index(len(next(iter(document.vectors.values()))))
             with store.db.cursor() as cursor:
                 cursor.executemany(
                     "INSERT INTO vectors (chunk_id, document_id, embedding) VALUES (%s, %s, %s)",
                     [(ids[o], document_id, v) for o, v in document.vectors.items()],
                 )
                 self._write_pages_and_summaries(cursor, document_id, document)
-            store._bump_index_version()
+            store.bump_index_version()
 
     def finish(self) -> None:
         """Build the vector index a copy put off (this run, or one killed before its end)."""
@@ -259,7 +259,7 @@ class _Side:
         row = self.db.execute("SELECT vector_dims(embedding) FROM vectors LIMIT 1").fetchone()
         if row is not None:
             with self.db.transaction():  # nothing to do when the index is there
-                self.postgres._ensure_vector_index(int(row[0]))
+                self.postgres.ensure_vector_index(int(row[0]))
 
     def _chunk_ids(self, document_id: int) -> dict[int, int]:
         rows = self._rows("SELECT ordinal, id FROM chunks WHERE document_id = ?", [document_id])
