@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from app.cjk import estimate_tokens
 from app.errors import DocentError
@@ -88,6 +88,19 @@ class Reason:
         """In English, one line: parts joined by "; "."""
         parts = "; ".join(part.text for part in self.parts)
         return ENGLISH[self.code].format(**self.values, parts=parts)
+
+    def as_dict(self) -> dict[str, Any]:
+        """As the history keeps it (JSON), for a front end to word again later."""
+        return {
+            "code": self.code,
+            "values": dict(self.values),
+            "parts": [part.as_dict() for part in self.parts],
+        }
+
+    @classmethod
+    def from_dict(cls, kept: Mapping[str, Any]) -> Reason:
+        parts = tuple(cls.from_dict(part) for part in kept.get("parts", ()))
+        return cls(str(kept["code"]), dict(kept.get("values", {})), parts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,13 +11,14 @@ from html import escape
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import (
+    QResizeEvent,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
     QTextDocumentFragment,
     QTextFormat,
 )
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QSizePolicy
 
 _SAFE_MARKDOWN = (
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub
@@ -69,3 +70,31 @@ def _disarm(document: QTextDocument) -> None:
         cursor.setPosition(position)
         cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
         cursor.insertText(text, QTextCharFormat())
+
+
+class ElidedLabel(QLabel):
+    """One line of plain text, cut with "…" at the right where the row is too narrow; the
+    whole text is its tooltip."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._full = ""
+
+    def full_text(self) -> str:
+        return self._full
+
+    def set_full_text(self, text: str) -> None:
+        self._full = text
+        self.setToolTip(plain_tooltip(text))
+        self._elide()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        self.setText(
+            self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, self.width())
+        )

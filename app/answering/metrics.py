@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from app.llm.engine import GenerationDone
+from app.routing import Reason
 
 if TYPE_CHECKING:
     from app.index import HistoryRecord
@@ -26,6 +27,9 @@ class AnswerMetrics:
     tokens_per_s: float | None  # decode rate, first token to last
     cost_usd: float | None  # None: unknown (a cloud model without a price)
     cached_tokens: int = 0  # prompt tokens the local KV cache held from the previous request
+    # `reason` as a code and values: a front end words it in its language, also when it shows
+    # a recorded answer again (None: recorded before the history kept it).
+    why: Reason | None = None
 
     @classmethod
     def measure(
@@ -38,6 +42,7 @@ class AnswerMetrics:
         retrieved_at: float,
         finished_at: float,
         generation: GenerationDone | None,
+        why: Reason | None = None,
     ) -> AnswerMetrics:
         first = generation.first_token_at if generation else None
         last = generation.last_token_at if generation else None
@@ -57,6 +62,7 @@ class AnswerMetrics:
             tokens_per_s=rate,
             cost_usd=generation.cost_usd if generation else 0.0,
             cached_tokens=generation.cached_tokens if generation else 0,
+            why=why,
         )
 
     def footer(self) -> str:
@@ -70,17 +76,22 @@ class AnswerMetrics:
         )
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The numbers and the reason's words (the CLI's and the MCP server's JSON)."""
+        shown = asdict(self)
+        del shown["why"]
+        return shown
 
     def recorded(self) -> dict[str, Any]:
         """What the history keeps: the KV cache's share is for the badge and the benches."""
-        return {name: value for name, value in asdict(self).items() if name != _NOT_RECORDED}
+        kept = {name: value for name, value in asdict(self).items() if name != _NOT_RECORDED}
+        return kept | {"why": None if self.why is None else self.why.as_dict()}
 
     @classmethod
     def from_record(cls, record: HistoryRecord) -> AnswerMetrics:
         """An answer's metrics from its history record (what `recorded` kept)."""
-        kept = (f.name for f in fields(cls) if f.name != _NOT_RECORDED)
-        return cls(**{name: getattr(record, name) for name in kept})
+        kept = (f.name for f in fields(cls) if f.name not in (_NOT_RECORDED, "why"))
+        why = None if record.why is None else Reason.from_dict(record.why)
+        return cls(**{name: getattr(record, name) for name in kept}, why=why)
 
 
 def describe_cost(cost_usd: float | None) -> str:

@@ -426,6 +426,7 @@ class Answerer:
             route=attempt.decision.route,
             model=attempt.decision.model,
             reason=attempt.decision.reason,
+            why=attempt.decision.why,
             started_at=finishing.started,
             retrieved_at=finishing.retrieved,
             finished_at=time.perf_counter(),

@@ -166,6 +166,7 @@ class Kept:
             route=decision.route,
             model=decision.model,
             reason=decision.reason,
+            why=why,
             started_at=started,
             retrieved_at=started,
             finished_at=answered,

@@ -240,6 +240,7 @@ class _Run:
             completion_tokens=self.completion_tokens,
             tokens_per_s=rate,
             cost_usd=self.cost_usd,
+            why=self.decision.why,
         )
 
 

@@ -258,6 +258,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             DELETE FROM history_fts WHERE rowid = old.id;
         END""",
     ),
+    # 12: each answer's reason as its code and values (JSON), so that a recorded answer shown
+    # again is worded in the window's language; rows from before keep their English words.
+    ("ALTER TABLE history ADD COLUMN why TEXT",),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -176,6 +176,7 @@ class HistoryRecord:
     conversation_id: int | None = None
     standalone: str | None = None  # the question as retrieval read it (a follow-up's rewrite)
     turn: dict[str, Any] | None = None  # a conversation turn's prompt (see answering.conversation)
+    why: dict[str, Any] | None = None  # `reason` as its code and values (routing.Reason.as_dict)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -189,7 +190,7 @@ class HistoryEntry(HistoryRecord):
     def from_row(cls, row: dict[str, Any]) -> HistoryEntry:
         decoded = {
             name: None if row[name] is None else json.loads(row[name])
-            for name in ("scope", "citations", "sent", "turn")
+            for name in ("scope", "citations", "sent", "turn", "why")
         }
         return cls(**(row | decoded))
 
@@ -667,8 +668,8 @@ class Store:
             """INSERT INTO history (asked_at, question, scope, answer, status, error, route,
                    model, reason, citations, retrieval_s, ttft_s, total_s, prompt_tokens,
                    completion_tokens, tokens_per_s, cost_usd, grounded, sent, conversation_id,
-                   standalone, turn)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                   standalone, turn, why)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             [
                 datetime.now(UTC).isoformat(timespec="milliseconds"),
                 record.question,
@@ -692,6 +693,7 @@ class Store:
                 record.conversation_id,
                 record.standalone,
                 None if record.turn is None else json.dumps(record.turn, ensure_ascii=False),
+                None if record.why is None else json.dumps(record.why, ensure_ascii=False),
             ],
         )
         history_id = int(cursor.lastrowid or 0)

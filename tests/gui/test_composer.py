@@ -144,7 +144,7 @@ def test_the_route_menu_writes_the_mode_and_says_why_the_cloud_is_off(
     )
     assert header.set_up.isVisible()
     assert header.actions_by_mode["auto"].isChecked()
-    assert header.title.text() == "New conversation"
+    assert header.title.full_text() == "New conversation"
 
     header.actions_by_mode["local"].trigger()
     assert header.saving is not None
@@ -158,7 +158,9 @@ def test_the_route_menu_writes_the_mode_and_says_why_the_cloud_is_off(
     (turn,) = window.turns.cards
     assert turn.badge.reason.full_text() == "on this computer · route set to This computer only"
     assert "why: routing mode: local only" in turn.badge.text()
-    assert header.title.text() == QUESTION  # the conversation's title, once recorded
+    assert header.title.full_text() == QUESTION  # the conversation's title, once recorded
+    header.title.resize(header.title.fontMetrics().horizontalAdvance(QUESTION) // 2, 30)
+    assert header.title.text().endswith("…")  # cut where the row is narrow, whole in its tooltip
     assert window.windowTitle() == f"{QUESTION} — Docent"
 
     strict = docent.settings.model_copy(

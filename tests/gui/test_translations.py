@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.bootstrap import Docent
+from app.index import HistoryRecord
 from app.intake import FileIndexed, IndexingProgress
 from app.routing import Reason
 from app.settings import Settings
@@ -204,3 +205,25 @@ def test_the_library_speaks_chinese(chinese: None, qtbot: QtBot) -> None:
     texts += [button.text() for button in page.findChildren(QAbstractButton)]
     assert texts
     assert all(HAN.search(text) for text in texts)
+
+
+def test_a_recorded_answer_shown_again_words_its_reason_in_chinese(
+    window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    """The history keeps the reason's code and values, not only its English words."""
+    library = window.docent.library
+    why = Reason("no_cloud_hard", parts=(Reason("parts", {"count": 2}),))
+    conversation = loop.run_until_complete(library.create_conversation("为什么？"))
+    record = HistoryRecord(
+        question="为什么？", scope=[], answer="因为。", status="finished", error=None,
+        route="local", model="m", reason=why.text, citations=[], retrieval_s=0.0, ttft_s=0.1,
+        total_s=0.2, prompt_tokens=1, completion_tokens=1, tokens_per_s=None, cost_usd=0.0,
+        grounded=1.0, conversation_id=conversation, why=why.as_dict(),
+    )  # fmt: skip
+    loop.run_until_complete(library.record(record))
+    loop.run_until_complete(window.open_conversation(conversation))
+    (card,) = window.turns.cards
+    badge = card.version.badge
+    assert reason_words(Reason("no_cloud")) in badge.reason.full_text()
+    assert HAN.search(badge.hard.full_text())  # "looked hard: 2-part question", as live
+    assert badge.nudge.isVisibleTo(card)

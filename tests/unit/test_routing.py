@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from app.index import Passage
@@ -295,3 +297,10 @@ REASONS = [
 def test_every_reason_code_reads_in_english_as_it_did_before_the_codes() -> None:
     assert {reason.code for reason, _ in REASONS} == set(ENGLISH)
     assert [(reason, reason.text) for reason, _ in REASONS] == REASONS
+
+
+@pytest.mark.parametrize("why", [reason for reason, _ in REASONS], ids=lambda why: why.code)
+def test_every_reason_survives_the_history_s_json(why: Reason) -> None:
+    kept = json.loads(json.dumps(why.as_dict()))
+    assert Reason.from_dict(kept) == why
+    assert Reason.from_dict(kept).text == why.text

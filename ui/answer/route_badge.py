@@ -16,7 +16,6 @@ from PySide6.QtGui import (
     QKeyEvent,
     QKeySequence,
     QMouseEvent,
-    QResizeEvent,
 )
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -45,7 +44,7 @@ from app.answering.metrics import describe_cost as cost_words
 from app.llm.server_model import served_on
 from app.routing import Reason
 from ui.looks import link_button
-from ui.plain import plain_label, plain_tooltip
+from ui.plain import ElidedLabel, plain_label, plain_tooltip
 from ui.route_words import looked_hard, reason_words, route_word
 from ui.theme import error_colour, muted_colour, route_colour, warning_colour
 
@@ -92,34 +91,6 @@ def _rate(tokens_per_s: float) -> str:
 
 def _seconds(seconds: float | None, digits: int = 1) -> str:
     return "–" if seconds is None else f"{seconds:.{digits}f} s"
-
-
-class ElidedLabel(QLabel):
-    """One line of plain text, cut with "…" at the right where the row is too narrow; the
-    whole text is its tooltip."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setTextFormat(Qt.TextFormat.PlainText)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self._full = ""
-
-    def full_text(self) -> str:
-        return self._full
-
-    def set_full_text(self, text: str) -> None:
-        self._full = text
-        self.setToolTip(plain_tooltip(text))
-        self._elide()
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._elide()
-
-    def _elide(self) -> None:
-        self.setText(
-            self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, self.width())
-        )
 
 
 class RouteDetails(QFrame):
@@ -310,8 +281,9 @@ class RouteBadge(QWidget):
         """The answer's recorded numbers replace the live ones."""
         self.ticker.stop()
         self._metrics = metrics
-        # The metrics' reason is the decided one's English: the decided code words it.
-        why = self._why if metrics.reason == self._reason else None
+        # The recorded code words it (a live answer's, or a recorded one shown again); the
+        # decided code where the metrics came without one.
+        why = metrics.why or (self._why if metrics.reason == self._reason else None)
         self._show_route(metrics.route, metrics.model, metrics.reason, why)
         rate = "–" if metrics.tokens_per_s is None else f"{_rate(metrics.tokens_per_s)} tok/s"
         self.numbers.setText(
@@ -346,7 +318,7 @@ class RouteBadge(QWidget):
         details = RouteDetails(self)
         details.add(
             QCoreApplication.translate("RouteBadge", "Route"),
-            f"{self._route} — {where(self._route, self._model)}",
+            f"{route_word(self._route)} — {where(self._route, self._model)}",
         )
         details.add(QCoreApplication.translate("RouteBadge", "Model"), self._model)
         why = self._reason if self._why is None else reason_words(self._why)

@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QMenu,
     QProgressBar,
-    QSizePolicy,
     QToolButton,
     QWidget,
 )
@@ -21,7 +20,7 @@ from PySide6.QtWidgets import (
 from app.bootstrap import Docent
 from ui.background import Background
 from ui.looks import MutedLabel
-from ui.plain import plain_label, plain_tooltip
+from ui.plain import ElidedLabel, plain_tooltip
 from ui.route_words import reason_words
 from ui.theme import warning_colour
 
@@ -40,13 +39,12 @@ class ConversationHeader(QWidget):
         super().__init__()
         self.docent = docent
         self.background = background
-        self.title = plain_label()
+        self.title = ElidedLabel()  # a long first question, beside the budget meter: "…"
         self.title.setAccessibleName(self.tr("Conversation title"))
         font = QFont(self.title.font())
         font.setPointSizeF(font.pointSizeF() * 1.15)
         font.setBold(True)
         self.title.setFont(font)
-        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.route = QToolButton()
         self.route.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.route.setAccessibleName(self.tr("Where answers run"))
@@ -100,7 +98,7 @@ class ConversationHeader(QWidget):
         )
 
     def show_title(self, title: str) -> None:
-        self.title.setText(title or self.tr("New conversation"))
+        self.title.set_full_text(title or self.tr("New conversation"))
 
     def show_choices(self) -> None:
         """The mode in effect ticked and on the button; "Cloud only" off, saying why, where
