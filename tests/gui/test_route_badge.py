@@ -107,6 +107,13 @@ def test_the_badge_copies_its_line_and_shows_a_failure(qtbot: QtBot) -> None:
             "$0.0021",
         ),
         ("cloud", Reason("mode_cloud"), None, "gw/big · route set to Cloud only", "cost unknown"),
+        (
+            "fallback",
+            Reason("cloud_failed", {"error": "timeout"}),
+            0.0,
+            "gw/big · the cloud failed before its first word (timeout): the local model answered",
+            "free",  # written here, as a fallback is
+        ),
     ],
 )
 def test_the_badge_says_where_and_why_in_words_and_what_it_cost(

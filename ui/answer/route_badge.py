@@ -49,7 +49,7 @@ from ui.route_words import looked_hard, reason_words, route_word
 from ui.theme import error_colour, muted_colour, route_colour, warning_colour
 
 TICK_MS = 100
-FREE_ROUTES = ("local", "cache")  # answered on this computer: nothing to pay
+FREE_ROUTES = ("local", "cache", "fallback")  # zero on these is free: a fallback is written here
 _BRACKETED = re.compile(r"^(.*?) \((.*)\)$")  # "simple question (strong evidence)"
 
 
