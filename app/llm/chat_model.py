@@ -8,13 +8,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.catalog import Catalog, ModelError, Progress, ensure_model
 from app.llm.engine import EngineError
 from app.llm.local import EngineState, LocalEngine, LocalModelConfig
 from app.llm.safety import SafeMode, SafetyMemory
-from app.llm.server_model import ServerEngine, server_model_name
+from app.llm.server_names import server_model_name
 from app.settings import LocalModelSettings
+
+if TYPE_CHECKING:  # httpx loads with a model server, not with the window
+    from app.llm.server_model import ServerEngine
 
 
 class LocalChatModel:
@@ -71,6 +75,8 @@ class LocalChatModel:
         if self._server is None:
             key = None if self._server_key is None else await self._server_key()
             if self._server is None:  # not made meanwhile by a question asked at the same time
+                from app.llm.server_model import ServerEngine
+
                 self._server = ServerEngine(self.settings.server, key)
         return self._server
 

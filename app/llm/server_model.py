@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import time
 from collections.abc import AsyncIterator
-from urllib.parse import urlsplit
 
 import httpx
 
@@ -31,28 +29,12 @@ from app.llm.engine import (
     finish,
 )
 from app.llm.openai_stream import Endpoint, StreamEnd, StreamError, Timeouts, counts, stream_chat
+from app.llm.server_names import server_host, server_model_name
 from app.settings import ModelServerSettings
 
 # A server that just failed is not asked again for this long: the steps of one answer (a
 # calculation, then the answer) do not each wait for an unreachable host.
 DOWN_FOR_S = 15.0
-_SERVED_ON = re.compile(r"^(?P<model>.+) on (?P<host>[^\s]+)$")
-
-
-def server_host(base_url: str) -> str:
-    """The server as the badge names it: its host name or address."""
-    return urlsplit(base_url).hostname or base_url
-
-
-def server_model_name(settings: ModelServerSettings) -> str:
-    """ "qwen-mini on 192.168.1.5": the model, and where it runs."""
-    return f"{settings.model} on {server_host(settings.base_url)}"
-
-
-def served_on(model: str) -> tuple[str, str] | None:
-    """(model, host) of a name `server_model_name` wrote; None for a model on this computer."""
-    match = _SERVED_ON.match(model)
-    return None if match is None else (match["model"], match["host"])
 
 
 class ServerEngine:

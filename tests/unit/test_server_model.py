@@ -10,7 +10,8 @@ from pydantic import ValidationError
 from app.catalog import Catalog
 from app.llm.chat_model import LocalChatModel
 from app.llm.openai_stream import Counts, StreamEnd, counts
-from app.llm.server_model import ServerEngine, served_on, server_model_name
+from app.llm.server_model import ServerEngine
+from app.llm.server_names import served_on, server_model_name
 from app.paths import Paths
 from app.settings import LocalModelSettings, ModelServerSettings
 

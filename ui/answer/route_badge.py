@@ -41,7 +41,7 @@ from app.answering import (
 )
 from app.answering.metrics import AnswerMetrics
 from app.answering.metrics import describe_cost as cost_words
-from app.llm.server_model import served_on
+from app.llm.server_names import served_on
 from app.routing import Reason
 from ui.looks import link_button
 from ui.plain import ElidedLabel, plain_label, plain_tooltip
