@@ -232,7 +232,16 @@ async def _shoot(app: QApplication, folder: Path) -> None:
             window.drop_overlay.show_for([*samples, broken])  # as a drag over the window
             _save(window, folder, "09-drop-overlay.png")
             window.drop_overlay.hide()
+            taken: list[str] = []
+
+            def reading() -> None:  # the banner's first count, grabbed as it is drawn
+                if not taken and window.adding.label.text().startswith("Adding"):
+                    taken.append(window.adding.label.text())
+                    _save(window, folder, "17-indexing.png")
+
+            window.adding.shown.connect(reading)
             await window.add_paths([*samples, broken])
+            window.adding.shown.disconnect(reading)
             _save(window, folder, "10-failed-document.png")
         finally:
             broken.unlink()
