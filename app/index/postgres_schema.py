@@ -145,10 +145,9 @@ class SharedSchemaTooNew(DocentError):
 
 def migrate(connection: psycopg.Connection[tuple[Any, ...]]) -> int:
     """Bring the database to SCHEMA_VERSION, one transaction per step; the version found."""
-    found = _version(connection)
-    if found == SCHEMA_VERSION:
-        return found  # most opens: no lock, and nothing a role without CREATE may not do
-    found = None
+    if _version(connection) == SCHEMA_VERSION:
+        return SCHEMA_VERSION  # most opens: no lock, and nothing a role without CREATE may not do
+    found: int | None = None  # as read under the lock
     while True:
         with connection.transaction():
             connection.execute("SELECT pg_advisory_xact_lock(%s)", [SCHEMA_LOCK])
