@@ -45,6 +45,10 @@ if TYPE_CHECKING:
     from app.secrets import SecretStore
 
 
+# What names the library on this computer where a shared library's URL could go (`--library`).
+EMBEDDED_LIBRARY = "local"
+
+
 class Docent:
     def __init__(
         self,
@@ -94,13 +98,16 @@ class Docent:
         self._previewer = DocumentReader(limits, name="preview", background=False)
 
     @classmethod
-    def from_environment(
-        cls, *, embeddings: bool = True, shared_library: str | None = None
-    ) -> Docent:
+    def from_environment(cls, *, embeddings: bool = True, library: str | None = None) -> Docent:
+        """`library`: a postgresql:// URL, `EMBEDDED_LIBRARY` for the one on this computer, or
+        None for the one the settings name (Settings → Library)."""
         paths = Paths.from_environment()
         paths.create()
         settings = Settings.load(paths.settings_file)
-        return cls(paths, settings, embeddings=embeddings, shared_library=shared_library)
+        if library is None:
+            library = settings.library.shared_url or EMBEDDED_LIBRARY
+        shared = None if library == EMBEDDED_LIBRARY else library
+        return cls(paths, settings, embeddings=embeddings, shared_library=shared)
 
     def library_password(self, url: str) -> Callable[[], str | None]:
         """The keychain's password for a shared library (asked on the library's worker

@@ -17,6 +17,7 @@ from urllib.parse import parse_qsl, urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from app.errors import DocentError
+from app.index.shared import is_shared_url
 from app.paths import write_private
 
 SETTINGS_VERSION = 1
@@ -314,6 +315,12 @@ class ServeMcpSettings(_Section):
 
 
 class LibrarySettings(_Section):
+    shared_url: str = Field(
+        "",
+        description="A shared library on PostgreSQL (postgresql://user@host/database; the "
+        "password in the keychain): the window, the command line and the MCP server read and "
+        "index the documents there. Empty: the library on this computer.",
+    )
     watched_folders: list[str] = Field(
         default_factory=list,
         description="Folders whose documents are indexed, re-indexed and removed as they change "
@@ -339,6 +346,25 @@ class LibrarySettings(_Section):
         description="Most an archive-based document (EPUB, XPS, DOCX, PPTX, XLSX) may inflate "
         "to when it inflates far beyond its packed size (a zip bomb).",
     )
+
+    @field_validator("shared_url")
+    @classmethod
+    def _shared_url_without_password(cls, url: str) -> str:
+        url = url.strip()
+        if not url:
+            return ""
+        if not is_shared_url(url):
+            raise ValueError("a shared library is a postgresql://user@host/database URL")
+        try:
+            password = urlsplit(url).password
+        except ValueError:  # a port that is not a number
+            raise ValueError("not a valid postgresql:// URL") from None
+        if password is not None:
+            raise ValueError(
+                "keep the password out of the URL: type it in the Password field, which keeps "
+                "it in the keychain"
+            )
+        return url
 
     @field_validator("watched_folders")
     @classmethod

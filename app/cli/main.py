@@ -19,7 +19,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
-from app.bootstrap import Docent
+from app.bootstrap import EMBEDDED_LIBRARY, Docent
 from app.cli import ask, conversations, documents, evaluate, library, models, summarize
 from app.cli.documents import UsageError
 from app.cli.terminal import printable
@@ -36,7 +36,8 @@ COMMANDS: dict[str, Command] = {
     "history": conversations.history,
     "eval": evaluate.evaluate_questions,
 }
-NO_SHARED_LIBRARY = ("gateway", "serve-mcp", "bench", "models", "library")
+# These build no library of their own to name (`library` names its libraries itself).
+NO_SHARED_LIBRARY = ("gateway", "models", "library")
 # Listing, removing and reading conversations need no embedder: it is not loaded for them.
 EMBEDDING_COMMANDS = ("index", "ask", "eval")
 
@@ -51,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="a shared library: postgresql://user@host/db (the password from the URL or the "
         "keychain entry 'library:URL'); the documents are read from and indexed into it, while "
-        "your history, conversations and queue stay in a local file",
+        f"your history, conversations and queue stay in a local file. '{EMBEDDED_LIBRARY}': the "
+        "library on this computer. Default: the one Settings → Library names",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("gui", help="open the desktop app (the default)")
@@ -125,14 +127,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if arguments.command in (None, "gui"):
         raise UsageError("the desktop app starts from the `docent` launcher (ui.launcher)")
     try:
-        bench_retrieval = arguments.command == "bench" and arguments.suite == "retrieval"
-        if (
-            arguments.library is not None
-            and arguments.command in NO_SHARED_LIBRARY
-            and not bench_retrieval  # PostgreSQL beside SQLite, on that server
+        if arguments.library is not None and (
+            arguments.command in NO_SHARED_LIBRARY
+            or (arguments.command == "bench" and arguments.suite != "retrieval")
         ):
-            # Not yet: these build their own libraries (issue 30's later steps).
-            raise UsageError(f"--library does not apply to `{arguments.command}` yet")
+            raise UsageError(f"--library does not apply to `{arguments.command}`")
         if arguments.command == "library":  # names its libraries itself (--from, --to, URL)
             return library.library(arguments)
         if arguments.command == "gateway":  # stdout belongs to the MCP protocol from here on
@@ -148,6 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 arguments.port,
                 arguments.new_token,
                 arguments.print_config,
+                arguments.library,
             )
         return asyncio.run(_dispatch(arguments))
     except DocentError as error:
@@ -167,10 +167,11 @@ async def _dispatch(arguments: argparse.Namespace) -> int:
             quick=arguments.quick,
             out=arguments.out,
             documents=arguments.documents,
-            library=arguments.library,
+            # The bench makes its libraries itself: a server only when named here.
+            library=None if arguments.library == EMBEDDED_LIBRARY else arguments.library,
         )
     docent = Docent.from_environment(
-        embeddings=arguments.command in EMBEDDING_COMMANDS, shared_library=arguments.library
+        embeddings=arguments.command in EMBEDDING_COMMANDS, library=arguments.library
     )
     if arguments.command == "models":
         return models.models(docent, arguments)

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
-from psycopg.conninfo import make_conninfo
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from app.cjk import segment_for_index
 from app.documents import Chunk
@@ -56,6 +56,7 @@ DIMENSION_KEY = "vector_dimension"
 # HNSW's candidate list: at least the 50 candidates a search asks for (its default, 40, would
 # cut every vector list to 40); iterative scans keep a scoped search from coming back short.
 EF_SEARCH = 100
+CONNECT_TIMEOUT_S = 10
 # FTS5's bm25() constants (sqlite/ext/fts5/fts5_aux.c): the ranking is the SQLite index's.
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -128,8 +129,12 @@ def _connect(location: SharedLocation) -> tuple[psycopg.Connection[tuple[Any, ..
     if urlsplit(location.url).password is None and location.keychain_password is not None:
         password = location.keychain_password()
     try:
-        conninfo = make_conninfo(location.url, password=password) if password else location.url
-        return psycopg.connect(conninfo, autocommit=True), password
+        options: dict[str, Any] = {"password": password} if password else {}
+        if "connect_timeout" not in conninfo_to_dict(location.url):
+            # Without one, an unreachable host (a laptop off the office network) holds the
+            # window's library for the system's TCP timeout, minutes; the URL may set its own.
+            options["connect_timeout"] = CONNECT_TIMEOUT_S
+        return psycopg.connect(make_conninfo(location.url, **options), autocommit=True), password
     except psycopg.Error as error:
         raise SharedLibraryError(_scrubbed(location, error, password)) from None
 

@@ -28,18 +28,22 @@ def serve_mcp(
     port: int | None,
     new_token: bool,
     print_config: bool = False,
+    library: str | None = None,
 ) -> int:
+    """`library`: as `Docent.from_environment` takes it (None: the one the settings name)."""
     if transport == "stdio" and (host is not None or port is not None or new_token):
         raise ServingError("--host, --port and --new-token apply to --transport streamable-http")
     host = host or "127.0.0.1"
     port = DEFAULT_MCP_PORT if port is None else port
     if print_config:
         return asyncio.run(_print_config(transport, host, port))
-    return asyncio.run(_serve(transport, host, port, new_token))
+    return asyncio.run(_serve(transport, host, port, new_token, library))
 
 
-async def _serve(transport: Transport, host: str, port: int, new_token: bool) -> int:
-    docent = Docent.from_environment()
+async def _serve(
+    transport: Transport, host: str, port: int, new_token: bool, library: str | None
+) -> int:
+    docent = Docent.from_environment(library=library)
     try:
         verifier = None
         if transport == "streamable-http":

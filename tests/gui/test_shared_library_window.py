@@ -25,7 +25,7 @@ def test_the_panel_shows_another_desk_s_documents_as_they_commit(
     loop: qasync.QEventLoop, shared_library: str, tmp_path: Path
 ) -> None:
     window = open_window(
-        loop, Docent.from_environment(embeddings=False, shared_library=shared_library)
+        loop, Docent.from_environment(embeddings=False, library=shared_library)
     )
     tea = sample_path("china-tea-primer.pdf")
 
