@@ -25,19 +25,21 @@ from app.embeddings import FastEngine, SupervisedEmbedder
 from app.embeddings.onnx_graph import PINNED_WEIGHTS_SHA256
 from app.errors import DocentError
 from app.index import Library
+from app.index.library import look_at_server
 from app.index.shared import (
+    ServerFacts,
     SharedLibraryError,
     SharedLocation,
-    is_shared_url,
     library_key,
     personal_name,
+    without_password,
 )
 from app.intake import Intake
 from app.llm.chat_model import LocalChatModel
 from app.llm.safety import SafetyMemory
 from app.llm.speed import check_speed, describe, predict, switch_due
 from app.paths import Paths
-from app.settings import CloudSettings, Settings, SpeedCheck
+from app.settings import CloudSettings, Settings, SpeedCheck, is_shared_url
 from app.workers import import_later
 
 if TYPE_CHECKING:
@@ -123,6 +125,18 @@ class Docent:
                 return None
 
         return password
+
+    @property
+    def library_location(self) -> str:
+        """The open library: its shared URL (no password), or `EMBEDDED_LIBRARY`."""
+        shared = self.library.shared
+        return EMBEDDED_LIBRARY if shared is None else without_password(shared.url)
+
+    async def look_at_shared_library(self, url: str, password: str | None) -> ServerFacts:
+        """Connect to a shared library as opening it would (`password`, else the keychain's),
+        and say what is there; SharedLibraryError says why it cannot be reached."""
+        keychain = (lambda: password) if password else self.library_password(url)
+        return await asyncio.to_thread(look_at_server, SharedLocation(url, keychain))
 
     @property
     def settings(self) -> Settings:

@@ -17,7 +17,6 @@ from urllib.parse import parse_qsl, urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from app.errors import DocentError
-from app.index.shared import is_shared_url
 from app.paths import write_private
 
 SETTINGS_VERSION = 1
@@ -314,6 +313,14 @@ class ServeMcpSettings(_Section):
     port: int = Field(DEFAULT_MCP_PORT, ge=1024, le=65535, description="The port on 127.0.0.1.")
 
 
+SHARED_SCHEMES = ("postgresql", "postgres")
+
+
+def is_shared_url(location: str) -> bool:
+    """A shared library's URL (app.index.shared), as against a local path."""
+    return urlsplit(location).scheme in SHARED_SCHEMES
+
+
 class LibrarySettings(_Section):
     shared_url: str = Field(
         "",
@@ -355,11 +362,12 @@ class LibrarySettings(_Section):
             return ""
         if not is_shared_url(url):
             raise ValueError("a shared library is a postgresql://user@host/database URL")
+        parts = urlsplit(url)
         try:
-            password = urlsplit(url).password
-        except ValueError:  # a port that is not a number
-            raise ValueError("not a valid postgresql:// URL") from None
-        if password is not None:
+            parts.port  # noqa: B018 - read for the ValueError a port that is not a number raises
+        except ValueError:
+            raise ValueError("not a valid postgresql:// URL: its port is not a number") from None
+        if parts.password:  # an empty one ("user:@host") keeps nothing secret
             raise ValueError(
                 "keep the password out of the URL: type it in the Password field, which keeps "
                 "it in the keychain"

@@ -13,8 +13,9 @@ from pathlib import Path
 
 from app.bootstrap import Docent
 from app.cli.terminal import Progress
-from app.index.shared import is_shared_url, redacted
+from app.index.shared import redacted
 from app.index.transfer import Copied, Report, copy_library
+from app.settings import is_shared_url
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

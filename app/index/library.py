@@ -33,7 +33,7 @@ from app.index import conversations
 from app.index.conversations import ConversationInfo, ConversationMatch, KeptConversation
 from app.index.document_store import DocumentStore
 from app.index.retrieval import RERANK_POOL, Passage, fuse, rerank
-from app.index.shared import SharedLocation
+from app.index.shared import ServerFacts, SharedLocation
 from app.index.store import (
     DocumentInfo,
     HistoryEntry,
@@ -78,6 +78,14 @@ class AmbiguousDocument(DocentError):
 class EmbeddingProgress:
     done: int
     total: int
+
+
+def look_at_server(location: SharedLocation) -> ServerFacts:
+    """Connect to a shared library as opening it would and look, changing nothing (it may
+    block: a thread's work)."""
+    from app.index.postgres import server_facts  # the database client loads only for this
+
+    return server_facts(location)
 
 
 class Library:

@@ -34,7 +34,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from app.cjk import segment_for_index
 from app.documents import Chunk
 from app.index.postgres_schema import CHANGES_CHANNEL, SCHEMA_LOCK, migrate
-from app.index.shared import SharedLibraryError, SharedLocation, redacted
+from app.index.shared import ServerFacts, SharedLibraryError, SharedLocation, redacted
 from app.index.store import (
     CHUNK_ROWS,
     EMBEDDING_MODEL_KEY,
@@ -211,6 +211,30 @@ class ChangeListener:
         """Stop listening (after `wake` reached the thread, at once; else within a second)."""
         self._stopping.set()
         self._thread.join()
+
+
+def server_facts(location: SharedLocation) -> ServerFacts:
+    """Connect as the library would and look, changing nothing (no tables are made)."""
+    db, password = _connect(location)
+    try:
+        server_version = _one(db, "SHOW server_version")
+        installed = _one(db, "SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        pgvector = installed or _one(
+            db, "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
+        )
+        documents = None
+        if _one(db, "SELECT to_regclass('docent_schema')::text") is not None:
+            documents = _one(db, "SELECT count(*) FROM documents")
+        return ServerFacts(server_version, pgvector, installed is not None, documents)
+    except psycopg.Error as error:
+        raise SharedLibraryError(_scrubbed(location, error, password)) from None
+    finally:
+        db.close()
+
+
+def _one(db: psycopg.Connection[tuple[Any, ...]], sql: str) -> Any:
+    row = db.execute(sql).fetchone()
+    return None if row is None else row[0]
 
 
 class PostgresStore:

@@ -10,15 +10,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 from app.errors import DocentError
 
-SCHEMES = ("postgresql", "postgres")
-
 
 class SharedLibraryError(DocentError):
     """The shared library cannot be reached or refused us (the message names no password)."""
-
-
-def is_shared_url(location: str) -> bool:
-    return urlsplit(location).scheme in SCHEMES
 
 
 def redacted(url: str) -> str:
@@ -65,3 +59,13 @@ class SharedLocation:
 
     def __repr__(self) -> str:
         return f"SharedLocation({redacted(self.url)!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerFacts:
+    """What a look at a shared library's server found (Settings → Library → Test)."""
+
+    server_version: str
+    pgvector: str | None  # the version in that database, else the server's; None: neither
+    pgvector_installed: bool  # in that database already (else the first open adds it)
+    documents: int | None  # the documents this role may read; None: no Docent tables yet

@@ -27,8 +27,9 @@ import numpy as np
 
 from app.documents import Chunk
 from app.errors import DocentError
-from app.index.shared import SharedLocation, is_shared_url, redacted
+from app.index.shared import SharedLocation, redacted
 from app.index.store import EMBEDDING_MODEL_KEY, Store
+from app.settings import is_shared_url
 
 # The document's own columns, in the order both stores' `documents` tables name them.
 _DOCUMENT_COLUMNS = "path, title, format, sha256, size, mtime_ns, pages, chunks, note, indexed_at"

@@ -910,6 +910,21 @@ Docent 在本机读取它们，回答时注明所用的页码。</translation>
     </message>
 </context>
 <context>
+    <name>LibraryProblemBar</name>
+    <message>
+        <source>Try again</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <source>The shared library {location} could not be opened: {error}. This window shows the library on this computer; documents added now go there.</source>
+        <translation>无法打开共享文档库 {location}：{error}。此窗口显示的是本机的文档库；现在添加的文档会存入本机。</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Exported the conversation to {path}</source>
@@ -948,10 +963,6 @@ Docent 在本机读取它们，回答时注明所用的页码。</translation>
         <translation>文档库：{n} 个文档</translation>
     </message>
     <message>
-        <source>{chunks} passages to search; the library&apos;s file: {size:.1f} MB</source>
-        <translation>可搜索 {chunks} 个段落；文档库文件：{size:.1f} MB</translation>
-    </message>
-    <message>
         <source>loading…</source>
         <translation>加载中…</translation>
     </message>
@@ -970,6 +981,26 @@ Docent 在本机读取它们，回答时注明所用的页码。</translation>
     <message>
         <source>Local model: {model} ({state})</source>
         <translation>本地模型：{model}（{state}）</translation>
+    </message>
+    <message>
+        <source>the library&apos;s file: {size:.1f} MB</source>
+        <translation>文档库文件：{size:.1f} MB</translation>
+    </message>
+    <message>
+        <source>Shared library: 1 document</source>
+        <translation>共享文档库：1 个文档</translation>
+    </message>
+    <message>
+        <source>Shared library: {n} documents</source>
+        <translation>共享文档库：{n} 个文档</translation>
+    </message>
+    <message>
+        <source>the shared library: {location}</source>
+        <translation>共享文档库：{location}</translation>
+    </message>
+    <message>
+        <source>{chunks} passages to search; {where}</source>
+        <translation>可搜索 {chunks} 个段落；{where}</translation>
     </message>
     <message>
         <source>Runs on: {state}</source>
@@ -1098,6 +1129,10 @@ Docent 在本机读取它们，回答时注明所用的页码。</translation>
     <message>
         <source>Settings applied.</source>
         <translation>设置已应用。</translation>
+    </message>
+    <message>
+        <source>Opening the library…</source>
+        <translation>正在打开文档库…</translation>
     </message>
     <message>
         <source>What was sent to the cloud</source>
@@ -2314,6 +2349,85 @@ No answer was written.</source>
     <message>
         <source>Failed: {error}</source>
         <translation>失败：{error}</translation>
+    </message>
+</context>
+<context>
+    <name>SharedLibraryBox</name>
+    <message>
+        <source>Use a shared library on PostgreSQL</source>
+        <translation>使用 PostgreSQL 上的共享文档库</translation>
+    </message>
+    <message>
+        <source>postgresql://you@server/library</source>
+        <translation>postgresql://用户名@服务器/文档库</translation>
+    </message>
+    <message>
+        <source>Shared library address</source>
+        <translation>共享文档库地址</translation>
+    </message>
+    <message>
+        <source>None (the server may need none)</source>
+        <translation>无（服务器可能不需要）</translation>
+    </message>
+    <message>
+        <source>Shared library password</source>
+        <translation>共享文档库密码</translation>
+    </message>
+    <message>
+        <source>Test connection</source>
+        <translation>测试连接</translation>
+    </message>
+    <message>
+        <source>Connect as Docent would and say what is there; nothing is changed</source>
+        <translation>像 Docent 那样连接并说明其中的内容；不会做任何更改</translation>
+    </message>
+    <message>
+        <source>The server keeps each document&apos;s path, title, text and vectors, never the files. Your history, conversations, spending, settings and keys stay on this computer. The window reopens on the library you choose when you press OK.</source>
+        <translation>服务器保存每个文档的路径、标题、文字和向量，从不保存文件本身。你的历史记录、对话、花费、设置和密钥都留在本机。按“确定”后，窗口会在你选择的文档库上重新打开。</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <source>Password</source>
+        <translation>密码</translation>
+    </message>
+    <message>
+        <source>Kept in the keychain: {password}</source>
+        <translation>已保存在钥匙串中：{password}</translation>
+    </message>
+    <message>
+        <source>Fix this first: {problem}</source>
+        <translation>请先修正：{problem}</translation>
+    </message>
+    <message>
+        <source>Type the library&apos;s address first.</source>
+        <translation>请先输入文档库的地址。</translation>
+    </message>
+    <message>
+        <source>Connecting…</source>
+        <translation>正在连接…</translation>
+    </message>
+    <message>
+        <source>Could not connect: {error}</source>
+        <translation>无法连接：{error}</translation>
+    </message>
+    <message>
+        <source>Connected to PostgreSQL {server}, but the server lacks pgvector (the vector extension): its administrator installs it.</source>
+        <translation>已连接到 PostgreSQL {server}，但服务器缺少 pgvector（vector 扩展）：需由管理员安装。</translation>
+    </message>
+    <message>
+        <source>Connected to PostgreSQL {server}. pgvector {pgvector} is on the server but not yet in this database: Docent adds it when it opens the library if this role may create extensions; otherwise its administrator runs CREATE EXTENSION vector there once.</source>
+        <translation>已连接到 PostgreSQL {server}。服务器上有 pgvector {pgvector}，但此数据库中尚未启用：如果此角色可以创建扩展，Docent 会在打开文档库时添加它；否则需由管理员在该数据库中执行一次 CREATE EXTENSION vector。</translation>
+    </message>
+    <message>
+        <source>Connected to PostgreSQL {server} with pgvector {pgvector}. No library there yet: Docent makes its tables when it opens it.</source>
+        <translation>已连接到 PostgreSQL {server}（pgvector {pgvector}）。那里还没有文档库：Docent 会在打开时创建所需的表。</translation>
+    </message>
+    <message>
+        <source>Connected to PostgreSQL {server} with pgvector {pgvector}: {count} documents you may read.</source>
+        <translation>已连接到 PostgreSQL {server}（pgvector {pgvector}）：你可以读取 {count} 个文档。</translation>
     </message>
 </context>
 <context>

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from app.settings import Settings, SettingsError
+from app.settings import LibrarySettings, Settings, SettingsError
 
 
 def test_defaults_round_trip(tmp_path: Path) -> None:
@@ -200,3 +200,33 @@ def test_a_provider_url_with_a_key_in_it_is_refused() -> None:
 def test_settings_that_only_look_like_credential_names_are_kept(server: dict) -> None:
     entry = {"name": "a", "command": "node", "models": ["m"], **server}
     Settings.model_validate({"cloud": {"servers": [entry]}})
+
+
+@pytest.mark.parametrize(
+    ("url", "kept"),
+    [
+        ("", ""),
+        ("  postgresql://docent@db.example/library ", "postgresql://docent@db.example/library"),
+        ("postgres://docent@db.example:5433/library?sslmode=verify-full", None),
+        ("postgresql://postgres:@/library?host=/run/postgresql", None),  # an empty password
+    ],
+)
+def test_a_shared_library_url_is_kept_without_a_password(url: str, kept: str | None) -> None:
+    assert LibrarySettings(shared_url=url).shared_url == (url if kept is None else kept)
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("https://db.example/library", "a shared library is a postgresql://"),
+        ("/home/me/library.sqlite3", "a shared library is a postgresql://"),
+        ("postgresql://docent:s3cret-word@db.example/library", "keep the password out of the URL"),
+        ("postgresql://docent@db.example:port/library", "not a valid postgresql:// URL"),
+    ],
+)
+def test_a_shared_library_url_with_a_password_or_another_scheme_is_refused(
+    url: str, message: str
+) -> None:
+    with pytest.raises(ValidationError, match=message) as refused:
+        LibrarySettings(shared_url=url)
+    assert "s3cret-word" not in str(refused.value)

@@ -40,6 +40,7 @@ from app.catalog import ModelError
 from app.cloud.presets import PRESETS, ProviderPreset
 from app.cloud.pricing import PriceTable, PriceTableError
 from app.errors import DocentError
+from app.index.shared import library_key
 from app.llm.chat_model import chat_model_config
 from app.secrets import (
     SecretStore,
@@ -64,6 +65,7 @@ from ui.settings.model_checklist import ModelChecklist
 from ui.settings.model_manager import ModelManager
 from ui.settings.routing_page import RoutingPage
 from ui.settings.server_model import ServerModelBox
+from ui.settings.shared_library import SharedLibraryBox
 from ui.theme import error_style
 
 # (section, field, label, minimum, maximum); the label is marked for translation in the dialog's
@@ -151,6 +153,9 @@ class SettingsDialog(QDialog):
         self.library = WatchedFoldersPage(
             settings.library.watched_folders, self._error_label("library")
         )
+        self.shared_library = SharedLibraryBox(docent, settings.library.shared_url, self.background)
+        self.library.rows.insertWidget(0, self.shared_library)
+        self.library.rows.insertWidget(1, self._error_label("library.shared_url"))
         self.serving = ServingPage(settings.serve_mcp, serving_token)
         self.integrations = QTabWidget()
         self.integrations.addTab(self.servers, self.tr("MCP servers"))
@@ -423,6 +428,10 @@ class SettingsDialog(QDialog):
         store = await self.docent.secret_store()
         self._show_keychain(store)
         self.server.show_stored_key(await asyncio.to_thread(store.get, model_server_key()))
+        if url := self.shared_library.value():
+            self.shared_library.show_stored_password(
+                await asyncio.to_thread(store.get, library_key(url))
+            )
         for entries, key_name in (
             (self.providers.entries, provider_key),
             (self.servers.entries, server_key),
@@ -501,6 +510,7 @@ class SettingsDialog(QDialog):
         raw["routing"] = self.routing.values()
         raw["secrets"] = {"plaintext_file_consent": self.consent.isChecked()}
         raw["library"]["watched_folders"] = self.library.values()
+        raw["library"]["shared_url"] = self.shared_library.value()
         raw["serve_mcp"] = self.serving.values()
         raw["language"] = self.language.currentData()
         return raw
@@ -541,14 +551,25 @@ class SettingsDialog(QDialog):
     async def _store_keys(self, settings: Settings) -> bool:
         """Keys typed, renamed or removed since the dialog opened, into the keychain."""
         store = await self.docent.secret_store(settings.secrets.plaintext_file_consent)
-        if (key := self.server.new_key) is not None:  # the model server's, typed here
+        typed = (
+            ("local.server", model_server_key(), self.server.new_key),
+            # A shared library's password belongs to its URL (typed for none: nowhere to go).
+            (
+                "library.shared_url",
+                library_key(settings.library.shared_url),
+                self.shared_library.new_password if settings.library.shared_url else None,
+            ),
+        )
+        for error_key, name, secret in typed:
+            if secret is None:
+                continue
             if not store.available:
-                self._show("local.server", store.describe())
+                self._show(error_key, store.describe())
                 return False
             try:
-                await asyncio.to_thread(store.set, model_server_key(), key)
+                await asyncio.to_thread(store.set, name, secret)
             except SecretStoreError as error:
-                self._show("local.server", str(error))
+                self._show(error_key, str(error))
                 return False
         for entry_list, key_name in ((self.providers, provider_key), (self.servers, server_key)):
             operations: list[tuple[str, str | None]] = []  # (key name, secret or None = delete)

@@ -30,10 +30,11 @@ from PySide6.QtWidgets import (
 
 from app.answering import Failed, Finished, InConversation, Source, Token
 from app.answering.conversation import Conversation
-from app.bootstrap import Docent
+from app.bootstrap import EMBEDDED_LIBRARY, Docent
 from app.cloud.health import Health, HealthState
 from app.errors import DocentError
 from app.index import EmbeddingProgress
+from app.index.shared import redacted, without_password
 from app.intake import (
     BatchFailed,
     BatchFinished,
@@ -79,6 +80,7 @@ from ui.window.conversation_header import ConversationHeader
 from ui.window.conversation_list import ConversationList
 from ui.window.drop_overlay import DropOverlay
 from ui.window.first_run import FirstRunDialog
+from ui.window.library_problem import LibraryProblemBar
 from ui.window.notifications import LongJobNotifier, NotificationsButton
 from ui.window.session_panel import SessionPanel
 from ui.window.window_state import WindowState
@@ -104,12 +106,15 @@ class MainWindow(QMainWindow):
     """Signals: token_shown() — after each streamed token is shown (tests and benchmarks wait
     on it); answer_finished() — after an answer ends, however it ended; folders_synced() — after
     changes in the watched folders reached the index; answers_shown() — after an answer
-    recorded anywhere (this window, its MCP server) is in the sidebar and the spending."""
+    recorded anywhere (this window, its MCP server) is in the sidebar and the spending;
+    library_requested(str) — the user chose another library (a shared library's URL or
+    EMBEDDED_LIBRARY): the app reopens on it (ui.main)."""
 
     token_shown = Signal()
     answer_finished = Signal()
     folders_synced = Signal()
     answers_shown = Signal()
+    library_requested = Signal(str)
 
     def __init__(self, docent: Docent) -> None:
         super().__init__()
@@ -131,6 +136,11 @@ class MainWindow(QMainWindow):
         self.indexing_bar.resume_requested.connect(
             lambda: self.background.run(docent.intake.unpause())
         )
+        self.library_problem = LibraryProblemBar()
+        self.library_problem.retry_requested.connect(
+            lambda: self.library_requested.emit(self._chosen_library())
+        )
+        self.library_problem.settings_requested.connect(self.open_library_settings)
         self.adding = AddingBanner()
         self.adding.show_requested.connect(self.documents.show_paths)
         self.summaries: list[SummaryDialog] = []
@@ -194,6 +204,7 @@ class MainWindow(QMainWindow):
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 8)
         right_layout.addWidget(self.header)
+        right_layout.addWidget(self.library_problem)
         right_layout.addWidget(self.adding)
         right_layout.addWidget(self.pages, 1)
         right_layout.addLayout(ask_row)
@@ -301,19 +312,26 @@ class MainWindow(QMainWindow):
             await asyncio.sleep(0)
         self.empty_state.show_library([document.name for document in documents])
         self.composer.scope.show_scope()
-        size = await asyncio.to_thread(_file_size, self.docent.paths.database)
         chunks = sum(d.chunks for d in documents)
         count = len(documents)
-        self.library_state.setText(
-            self.tr("Library: 1 document")
-            if count == 1
-            else self.tr("Library: {n} documents").format(n=count)
-        )
+        if (shared := self.docent.library.shared) is None:
+            size = await asyncio.to_thread(_file_size, self.docent.paths.database)
+            self.library_state.setText(
+                self.tr("Library: 1 document")
+                if count == 1
+                else self.tr("Library: {n} documents").format(n=count)
+            )
+            where = self.tr("the library's file: {size:.1f} MB").format(size=size / 2**20)
+        else:
+            self.library_state.setText(
+                self.tr("Shared library: 1 document")
+                if count == 1
+                else self.tr("Shared library: {n} documents").format(n=count)
+            )
+            where = self.tr("the shared library: {location}").format(location=redacted(shared.url))
         self.library_state.setToolTip(
             plain_tooltip(
-                self.tr("{chunks} passages to search; the library's file: {size:.1f} MB").format(
-                    chunks=chunks, size=size / 2**20
-                )
+                self.tr("{chunks} passages to search; {where}").format(chunks=chunks, where=where)
             )
         )
 
@@ -411,7 +429,9 @@ class MainWindow(QMainWindow):
         if not self.state.first_run_done:
             self.state.first_run_done = True
             self.save_state()
-            indexing = self.add_paths([sample_path(GUIDE)], announce=False)
+            # The guide is this person's: never added to the documents a team shares.
+            guide = [] if self.docent.library.shared else [sample_path(GUIDE)]
+            indexing = self.add_paths(guide, announce=False)
             if welcome:
                 self.show_welcome()
                 self.checking_speed = self.background.run(self._check_speed(indexing))
@@ -702,11 +722,32 @@ class MainWindow(QMainWindow):
         dialog.applied.connect(self._show_cloud_state)  # and the header's route menu
         dialog.applied.connect(self.watch_folders)
         dialog.applied.connect(lambda: self.background.run(self.serving.apply()))
+        dialog.applied.connect(self._follow_library_setting)
         dialog.speed_checked.connect(
             lambda: self.background.run(self._follow_speed_check(dialog))  # a switch it calls for
         )
         dialog.show()
         return dialog
+
+    def open_library_settings(self) -> SettingsDialog:
+        dialog = self.open_settings()
+        dialog.reveal(dialog.shared_library)
+        return dialog
+
+    def _chosen_library(self) -> str:
+        """The library the settings name, as `Docent.library_location` names the open one."""
+        url = self.docent.settings.library.shared_url
+        return without_password(url) if url else EMBEDDED_LIBRARY
+
+    def _follow_library_setting(self) -> None:
+        """Another library chosen in Settings (or the one that failed, chosen again)."""
+        if (chosen := self._chosen_library()) != self.docent.library_location:
+            self.statusBar().showMessage(self.tr("Opening the library…"))
+            self.library_requested.emit(chosen)
+
+    def show_library_problem(self, location: str, error: BaseException) -> None:
+        """The shared library `location` could not be opened: this window is on the one here."""
+        self.library_problem.show_problem(location, str(error))
 
     def open_cloud_settings(self) -> SettingsDialog:
         dialog = self.open_settings()

@@ -1,0 +1,56 @@
+"""Above the conversation when the shared library named in Settings could not be opened: what
+went wrong in the server's words, that the window shows the library on this computer instead
+(so nothing added now goes where the user thinks), and "Try again" / "Settings…"."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QWidget
+
+from ui.looks import link_button
+from ui.plain import plain_label
+
+
+class LibraryProblemBar(QWidget):
+    """Hidden until `show_problem`. Signals: retry_requested(), settings_requested(); shown()
+    — after the words changed (tests wait on it)."""
+
+    retry_requested = Signal()
+    settings_requested = Signal()
+    shown = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        card = QFrame()
+        card.setObjectName("libraryProblem")
+        card.setStyleSheet(
+            "#libraryProblem { border: 1px solid palette(mid); border-radius: 8px;"
+            " background: palette(alternate-base); }"
+        )
+        self.label = plain_label()  # the server's words: a host name, a role
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.retry_button = link_button(self.tr("Try again"))
+        self.retry_button.clicked.connect(self.retry_requested)
+        self.settings_button = link_button(self.tr("Settings…"))
+        self.settings_button.clicked.connect(self.settings_requested)
+        outside = QHBoxLayout(self)
+        outside.setContentsMargins(12, 4, 12, 4)  # the cards' side margins: one right edge
+        outside.addWidget(card)
+        layout = QHBoxLayout(card)
+        layout.setContentsMargins(12, 6, 12, 6)
+        layout.addWidget(self.label, 1)
+        for button in (self.retry_button, self.settings_button):
+            layout.addWidget(button, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.hide()
+
+    def show_problem(self, location: str, error: str) -> None:
+        self.label.setText(
+            self.tr(
+                "The shared library {location} could not be opened: {error}. This window shows "
+                "the library on this computer; documents added now go there."
+            ).format(location=location, error=error.rstrip("."))
+        )
+        self.setAccessibleName(self.label.text())
+        self.show()
+        self.shown.emit()
