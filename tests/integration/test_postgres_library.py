@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from app.bootstrap import Docent
 from app.documents import Chunk
+from app.embeddings import EmbeddingOff
 from app.index import NewDocument
 from app.index.library import Library
 from app.index.shared import SharedLibraryError, SharedLocation, library_key, personal_name
@@ -257,3 +259,70 @@ def test_the_password_comes_from_the_keychain(shared_library: str, isolated_path
     with psycopg.connect(shared_library) as admin:
         owner = admin.execute("SELECT tableowner FROM pg_tables WHERE tablename = 'chunks'")
         assert owner.fetchone() == (role,)  # the schema was made by the desk's role
+
+
+class _OtherModel:
+    """A desk set up with another embedding model (a policy test: only its name matters)."""
+
+    name = "another-embedding-model"
+    query_cores = 1
+    dimension = 3
+
+    def passages(self, texts: object) -> np.ndarray:
+        raise AssertionError("a desk with another model must not embed a shared library")
+
+    def query(self, text: str) -> np.ndarray:
+        raise AssertionError("a desk with another model must not embed a question")
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_desk_with_another_embedding_model_never_wipes_the_shared_vectors(
+    shared_library: str, isolated_paths: Paths
+) -> None:
+    """Resetting the vectors on a model change, right for one person's library, had each desk
+    of a team with two models delete the other's vectors at every start."""
+
+    async def scenario() -> tuple[int, str | None, list[str]]:
+        first = _docent(isolated_paths, shared_library)
+        await first.open()
+        try:
+            await index_all(first, SAMPLES[:1])
+            await first.library.embed_pending()
+        finally:
+            await first.close()
+        other = Library(
+            isolated_paths.data_dir / "other-desk.sqlite3",
+            _OtherModel,
+            SharedLocation(shared_library),
+        )
+        await other.open()
+        try:
+            passages = await other.search(QUESTIONS[0], 3)
+            await other.write_documents(
+                lambda store: store.write_document(
+                    NewDocument("/desk/notes.md", "notes.md", "md", "0", 0, 0, 1, None),
+                    _chunks("The boiler room is inspected every spring."),
+                )
+            )
+            refused = None
+            try:
+                await other.embed_pending()
+            except EmbeddingOff as off:
+                refused = str(off)
+        finally:
+            await other.close()
+        with psycopg.connect(shared_library) as connection:
+            (vectors,) = connection.execute("SELECT count(*) FROM vectors").fetchone()  # type: ignore[misc]
+        return vectors, refused, [p.chunk.document_name for p in passages]
+
+    vectors, refused, found = run(scenario())
+    assert vectors > 0  # the first desk's, kept
+    assert refused is not None
+    assert re.fullmatch(
+        r"the shared library's passages were embedded by \S+, and this computer's embedder is "
+        r"another-embedding-model: searches here use keywords only",
+        refused,
+    ), refused
+    assert found[0] == "northwind-retention-policy.pdf"  # by keywords
