@@ -1,5 +1,6 @@
 """`docent library copy|export|import`: a library's documents moved between the embedded SQLite
-file and a shared PostgreSQL library (app/index/transfer.py says what moves and how it is checked).
+file and a shared PostgreSQL library (app/index/transfer.py says what moves and how it is checked);
+`re-embed`: a shared library moved to this computer's embedding model.
 
 One verb does the work, `copy --from SRC --to DST`, since either side may be either kind (a
 server moved to another server, a shared library kept as a file); `export URL` and `import URL`
@@ -9,10 +10,12 @@ name the everyday trips from and to this person's own library, so they need no f
 from __future__ import annotations
 
 import argparse
+import asyncio
 from pathlib import Path
 
 from app.bootstrap import Docent
 from app.cli.terminal import Progress
+from app.index import EmbeddingProgress
 from app.index.shared import redacted
 from app.index.transfer import Copied, Report, copy_library
 from app.settings import is_shared_url
@@ -38,11 +41,25 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     export.add_argument("url", metavar="URL", help="postgresql://user@host/db")
     imported = verbs.add_parser("import", help="copy a shared library into your own")
     imported.add_argument("url", metavar="URL", help="postgresql://user@host/db")
+    re_embed = verbs.add_parser(
+        "re-embed",
+        help="make this computer's embedding model the shared library's: its vectors are "
+        "dropped and every passage embedded again (resumable: run it again)",
+    )
+    re_embed.add_argument("url", metavar="URL", help="postgresql://user@host/db")
 
 
 def library(arguments: argparse.Namespace) -> int:
     """Blocking, on the main thread: Ctrl-C rolls back the document being written, and the
     next run goes on from there."""
+    if arguments.verb != "copy" and not is_shared_url(arguments.url):
+        from app.cli.documents import UsageError
+
+        raise UsageError(
+            "export, import and re-embed take a postgresql://… URL (copy takes files too)"
+        )
+    if arguments.verb == "re-embed":
+        return asyncio.run(_re_embed(arguments.url))
     docent = Docent.from_environment(embeddings=False)
     own = str(docent.paths.database)
     if arguments.verb == "export":
@@ -51,11 +68,6 @@ def library(arguments: argparse.Namespace) -> int:
         source, destination = arguments.url, own
     else:
         source, destination = arguments.source, arguments.destination
-    if arguments.verb != "copy" and not is_shared_url(arguments.url):
-        from app.cli.documents import UsageError
-
-        raise UsageError("export and import take a postgresql://… URL (copy takes files too)")
-
     progress = Progress()
 
     def report(copied: Copied) -> None:
@@ -87,3 +99,21 @@ def library(arguments: argparse.Namespace) -> int:
 
 def _shown(location: str) -> str:
     return redacted(location) if is_shared_url(location) else str(Path(location))
+
+
+async def _re_embed(url: str) -> int:
+    docent = Docent.from_environment(library=url)
+    progress = Progress()
+    await docent.open()
+    try:
+        model = await docent.library.take_over_embeddings()
+        progress.line(f"{_shown(url)}: its vectors dropped; embedding every passage with {model}")
+
+        def report(embedded: EmbeddingProgress) -> None:
+            progress.update(f"{embedded.done}/{embedded.total} passages embedded")
+
+        done = await docent.library.embed_pending(report)
+        progress.line(f"{done} passages embedded with {model}")
+    finally:
+        await docent.close()
+    return 0

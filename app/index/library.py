@@ -101,6 +101,8 @@ class Library:
         self.shared = shared
         self._embedder_factory = embedder_factory
         self._embedder: Embedder | None = None
+        # This desk's own, where a shared library keeps another model's vectors.
+        self._refused_embedder: Embedder | None = None
         self._writer_thread = SerialWorker("db-writer")
         self._reader_thread = SerialWorker("db-reader")
         self._embedder_thread = SerialWorker("embedder")
@@ -163,12 +165,23 @@ class Library:
             lambda store: cast("PostgresStore", store).claim_embeddings(name)
         )
         if kept != name:
-            await self._embedder_thread.run(embedder.close)
+            self._refused_embedder = embedder  # kept for take_over_embeddings
             self._embedder = EmbedderOff(
                 name,
                 f"the shared library's passages were embedded by {kept}, and this computer's "
                 f"embedder is {name}: searches here use keywords only",
             )
+
+    async def take_over_embeddings(self) -> str:
+        """Make this desk's embedding model the shared library's: every vector is dropped (all
+        desks search by keywords until `embed_pending` has embedded the passages again).
+        The model's name."""
+        own = self._refused_embedder or self._embedder
+        if self.shared is None or own is None:
+            raise ValueError("only a shared library opened with an embedder takes one over")
+        await self.write_documents(lambda store: store.reset_embeddings(own.name))
+        self._embedder, self._refused_embedder = own, None
+        return own.name
 
     async def _listen(self, location: SharedLocation) -> None:
         from app.index.postgres import ChangeListener
@@ -249,8 +262,9 @@ class Library:
         for store, thread in closing:
             if store is not None:
                 await thread.run(store.close)
-        if self._embedder is not None:
-            await self._embedder_thread.run(self._embedder.close)
+        for embedder in (self._embedder, self._refused_embedder):
+            if embedder is not None:
+                await self._embedder_thread.run(embedder.close)
         for _, thread in closing:
             thread.shutdown()
         self._embedder_thread.shutdown()

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -262,29 +262,41 @@ def test_the_password_comes_from_the_keychain(shared_library: str, isolated_path
 
 
 class _OtherModel:
-    """A desk set up with another embedding model (a policy test: only its name matters)."""
+    """A desk set up with another embedding model (a policy test: its vectors are random)."""
 
     name = "another-embedding-model"
     query_cores = 1
     dimension = 3
 
-    def passages(self, texts: object) -> np.ndarray:
-        raise AssertionError("a desk with another model must not embed a shared library")
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = np.random.default_rng(0).standard_normal((len(texts), 3)).astype(np.float32)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
     def query(self, text: str) -> np.ndarray:
-        raise AssertionError("a desk with another model must not embed a question")
+        return self.passages([text])[0]
 
     def close(self) -> None:
         pass
+
+
+def _vectors(url: str) -> tuple[int, str]:
+    with psycopg.connect(url) as connection:
+        (count,) = connection.execute("SELECT count(*) FROM vectors").fetchone()  # type: ignore[misc]
+        (model,) = connection.execute(
+            "SELECT value FROM meta WHERE key = 'embedding_model'"
+        ).fetchone()  # type: ignore[misc]
+    return count, model
 
 
 def test_a_desk_with_another_embedding_model_never_wipes_the_shared_vectors(
     shared_library: str, isolated_paths: Paths
 ) -> None:
     """Resetting the vectors on a model change, right for one person's library, had each desk
-    of a team with two models delete the other's vectors at every start."""
+    of a team with two models delete the other's vectors at every start. Moving the library to
+    another model is asked for (`take_over_embeddings`: `docent library re-embed URL`)."""
+    other_desk = isolated_paths.data_dir / "other-desk.sqlite3"
 
-    async def scenario() -> tuple[int, str | None, list[str]]:
+    async def scenario() -> tuple[int, str]:
         first = _docent(isolated_paths, shared_library)
         await first.open()
         try:
@@ -292,37 +304,42 @@ def test_a_desk_with_another_embedding_model_never_wipes_the_shared_vectors(
             await first.library.embed_pending()
         finally:
             await first.close()
-        other = Library(
-            isolated_paths.data_dir / "other-desk.sqlite3",
-            _OtherModel,
-            SharedLocation(shared_library),
-        )
+        stored, model = _vectors(shared_library)
+        assert stored > 0
+        other = Library(other_desk, _OtherModel, SharedLocation(shared_library))
         await other.open()
         try:
             passages = await other.search(QUESTIONS[0], 3)
+            assert passages[0].chunk.document_name == "northwind-retention-policy.pdf"  # keywords
             await other.write_documents(
                 lambda store: store.write_document(
                     NewDocument("/desk/notes.md", "notes.md", "md", "0", 0, 0, 1, None),
                     _chunks("The boiler room is inspected every spring."),
                 )
             )
-            refused = None
-            try:
+            with pytest.raises(EmbeddingOff) as refused:
                 await other.embed_pending()
-            except EmbeddingOff as off:
-                refused = str(off)
+            assert str(refused.value) == (
+                f"the shared library's passages were embedded by {model}, and this computer's "
+                "embedder is another-embedding-model: searches here use keywords only"
+            )
+            assert _vectors(shared_library) == (stored, model)  # the first desk's, kept
+
+            assert await other.take_over_embeddings() == _OtherModel.name
+            assert _vectors(shared_library) == (0, _OtherModel.name)
+            assert await other.embed_pending() == stored + 1
+            assert _vectors(shared_library) == (stored + 1, _OtherModel.name)
         finally:
             await other.close()
-        with psycopg.connect(shared_library) as connection:
-            (vectors,) = connection.execute("SELECT count(*) FROM vectors").fetchone()  # type: ignore[misc]
-        return vectors, refused, [p.chunk.document_name for p in passages]
+        return stored, model
 
-    vectors, refused, found = run(scenario())
-    assert vectors > 0  # the first desk's, kept
-    assert refused is not None
-    assert re.fullmatch(
-        r"the shared library's passages were embedded by \S+, and this computer's embedder is "
-        r"another-embedding-model: searches here use keywords only",
-        refused,
-    ), refused
-    assert found[0] == "northwind-retention-policy.pdf"  # by keywords
+    stored, model = run(scenario())
+    # The first desk, set up with the bundled model, now keeps the other model's vectors...
+    again = docent("--library", shared_library, "index", str(SAMPLES[0]))
+    assert again.returncode == 0, again.stderr
+    assert _vectors(shared_library) == (stored + 1, _OtherModel.name)
+    # ...until it takes the library back, re-embedding every passage.
+    taken = docent("library", "re-embed", shared_library)
+    assert taken.returncode == 0, taken.stderr
+    assert f"{stored + 1} passages embedded with {model}" in taken.stderr
+    assert _vectors(shared_library) == (stored + 1, model)
