@@ -26,6 +26,7 @@ from app.bootstrap import Docent
 from app.cloud import routes
 from app.cloud.gateway import Provider
 from app.cloud.presets import PRESETS
+from app.index.shared import SharedLibraryError
 from app.processes import free_loopback_port, serving
 from app.samples import SAMPLES, sample_path
 from app.settings import CloudSettings, McpServerSettings
@@ -48,6 +49,8 @@ CHINESE_LIVE = "正山小种产于哪里？"  # asked in the Chinese window: the
 _gateway_server = routes.gateway_server
 FALLBACK = "Why are contracts kept for six years after they end?"
 WIDE = (1600, 900)  # room for two answers side by side (COMPARE_WIDTH)
+# A shared library on a loopback port nothing listens on: "Test connection" fails in real words.
+UNREACHABLE_LIBRARY = "postgresql://docent@127.0.0.1:5433/library"
 
 
 def _save(widget: QWidget, folder: Path, name: str) -> None:
@@ -288,10 +291,30 @@ async def _shoot(app: QApplication, folder: Path) -> None:
         dialog.resize(1200, 740)  # each model's price whole, not under a scroll bar
         _save(dialog, folder, "04-settings-cloud.png")
         dialog.reject()
+        await _shared_library(window, folder)
         models = window.open_models()
         models.select("qwen2.5-7b-instruct")
         _save(models, folder, "05-models.png")
         models.close()
+
+
+async def _shared_library(window: MainWindow, folder: Path) -> None:
+    """Settings → Library with a shared library's address tested, and the window as it opens
+    when that library cannot be reached (a loopback port nothing listens on: real words)."""
+    dialog = window.open_library_settings()
+    await dialog.loading
+    box = dialog.shared_library
+    box.setChecked(True)
+    box.url.setText(UNREACHABLE_LIBRARY)
+    await box.test_connection()
+    _save(dialog, folder, "18-settings-shared-library.png")
+    dialog.reject()
+    try:
+        await window.docent.look_at_shared_library(UNREACHABLE_LIBRARY, None)
+    except SharedLibraryError as error:
+        window.show_library_problem(UNREACHABLE_LIBRARY, error)
+    _save(window, folder, "19-shared-library-unreachable.png")
+    window.library_problem.hide()
 
 
 async def _shoot_chinese(app: QApplication, folder: Path) -> None:
