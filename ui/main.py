@@ -14,16 +14,21 @@ from typing import Any
 # its `__feature__` switches), which cost an eighth of start-up for the core's modules.
 from app.bootstrap import EMBEDDED_LIBRARY, Docent
 from app.index.shared import SharedLibraryError
+from app.paths import Paths
+from app.settings import Settings
 
 # isort: split
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from ui.event_loop import EventLoop
 from ui.garbage import GuiThreadGarbageCollector
 from ui.i18n import install_translators
 from ui.theme import apply_theme
+from ui.window.library_problem import OpeningNotice
 from ui.window.main_window import MainWindow
+
+NOTICE_AFTER_S = 0.5  # a shared library opens in milliseconds when its server is at hand
 
 
 @contextlib.asynccontextmanager
@@ -48,15 +53,26 @@ async def open_window(
 
 
 async def open_docent(
-    library: str | None = None, *, fall_back: bool = True
+    library: str | None = None,
+    *,
+    fall_back: bool = True,
+    notice: Callable[[str], QWidget] = OpeningNotice,
 ) -> tuple[Docent, tuple[str, SharedLibraryError] | None]:
     """Docent opened on `library` (None: the one the settings name). A shared library that
     cannot be opened (the server unreachable, the password refused) must not keep the window
     from opening: the library on this computer opens instead, with where and why (unless not
-    `fall_back`: then the SharedLibraryError is raised)."""
+    `fall_back`: then the SharedLibraryError is raised). A server slow to answer (away on the
+    network: up to its connect timeout) gets a `notice` saying what Docent waits for."""
     docent = Docent.from_environment(library=library)
+    opening = asyncio.ensure_future(docent.open())
+    if docent.library.shared is not None:
+        await asyncio.wait([opening], timeout=NOTICE_AFTER_S)
+        if not opening.done():
+            shown = notice(docent.library_location)
+            shown.show()
+            opening.add_done_callback(lambda _: shown.close())
     try:
-        await docent.open()
+        await opening
     except SharedLibraryError as error:
         await docent.close()
         if not fall_back:
@@ -71,8 +87,9 @@ async def open_docent(
 async def _main(app: QApplication) -> int:
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
+    # Before any widget is worded: opening a shared library may need a notice.
+    install_translators(app, Settings.load(Paths.from_environment().settings_file).language)
     docent, problem = await open_docent()
-    install_translators(app, docent.settings.language)  # before any widget is worded
     await run_windows(docent, problem, closed)
     return 0
 

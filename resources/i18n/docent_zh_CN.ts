@@ -1410,6 +1410,13 @@ Settings → Integrations → Serve over MCP shows the configuration to paste in
     </message>
 </context>
 <context>
+    <name>OpeningNotice</name>
+    <message>
+        <source>Opening the shared library {location}…</source>
+        <translation>正在打开共享文档库 {location}…</translation>
+    </message>
+</context>
+<context>
     <name>PagePreview</name>
     <message>
         <source>{file} — Docent</source>

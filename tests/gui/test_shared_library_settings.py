@@ -9,6 +9,7 @@ import asyncio
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,7 @@ from tests.gui.waiting import until
 from tests.integration.conftest import postgres_server, shared_library
 from ui.main import open_docent, run_windows
 from ui.settings.settings_dialog import SettingsDialog
+from ui.window.library_problem import OpeningNotice
 from ui.window.main_window import MainWindow
 
 __all__ = ["postgres_server", "shared_library"]  # the fixtures, used here by name
@@ -208,3 +210,28 @@ def test_a_shared_library_that_cannot_be_opened_leaves_the_window_on_this_comput
             await running
 
     loop.run_until_complete(scenario())
+
+
+def test_a_server_slow_to_answer_gets_a_notice_until_it_is_given_up_on(
+    loop: qasync.QEventLoop, isolated_paths: Paths
+) -> None:
+    """A listening socket that never answers: the kernel accepts the connection, and libpq
+    waits for the server's reply until the URL's connect_timeout (else Docent's 10 s)."""
+    notices: list[OpeningNotice] = []
+
+    def noticed(location: str) -> OpeningNotice:
+        notices.append(OpeningNotice(location))
+        return notices[-1]
+
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        url = f"postgresql://docent@127.0.0.1:{silent.getsockname()[1]}/library?connect_timeout=2"
+        docent, problem = loop.run_until_complete(open_docent(url, notice=noticed))
+    try:
+        assert docent.library_location == EMBEDDED_LIBRARY
+        assert problem is not None
+        assert "timeout expired" in str(problem[1])
+        (notice,) = notices
+        assert notice.text() == f"Opening the shared library {url}…"
+        assert not notice.isVisible()  # closed once the wait ended
+    finally:
+        loop.run_until_complete(docent.close())

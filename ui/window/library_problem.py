@@ -1,11 +1,12 @@
 """Above the conversation when the shared library named in Settings could not be opened: what
 went wrong in the server's words, that the window shows the library on this computer instead
-(so nothing added now goes where the user thinks), and "Try again" / "Settings…"."""
+(so nothing added now goes where the user thinks), and "Try again" / "Settings…". Before it, a
+notice while a slow server is being waited for."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
 
 from ui.looks import link_button
 from ui.plain import plain_label
@@ -54,3 +55,16 @@ class LibraryProblemBar(QWidget):
         self.setAccessibleName(self.label.text())
         self.show()
         self.shown.emit()
+
+
+class OpeningNotice(QLabel):
+    """A small window while a shared library's server is slow to answer at start (no window
+    would show for up to its connect timeout): what Docent waits for."""
+
+    def __init__(self, location: str) -> None:
+        super().__init__()
+        self.setWindowTitle("Docent")
+        self.setText(self.tr("Opening the shared library {location}…").format(location=location))
+        self.setMargin(24)
+        # The app quits when its last window closes: this one is not the app's window.
+        self.setAttribute(Qt.WidgetAttribute.WA_QuitOnClose, False)
