@@ -912,6 +912,10 @@ Docent 在本机读取它们，回答时注明所用的页码。</translation>
 <context>
     <name>LibraryProblemBar</name>
     <message>
+        <source>The shared library could not be opened</source>
+        <translation>无法打开共享文档库</translation>
+    </message>
+    <message>
         <source>Try again</source>
         <translation>重试</translation>
     </message>

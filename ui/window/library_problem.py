@@ -30,7 +30,9 @@ class LibraryProblemBar(QWidget):
         )
         self.label = plain_label()  # the server's words: a host name, a role
         self.label.setWordWrap(True)
+        # Selectable, to copy the server's words into a message to its administrator.
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setAccessibleName(self.tr("The shared library could not be opened"))
         self.retry_button = link_button(self.tr("Try again"))
         self.retry_button.clicked.connect(self.retry_requested)
         self.settings_button = link_button(self.tr("Settings…"))
