@@ -136,15 +136,19 @@ def _connect(location: SharedLocation) -> tuple[psycopg.Connection[tuple[Any, ..
             options["connect_timeout"] = CONNECT_TIMEOUT_S
         return psycopg.connect(make_conninfo(location.url, **options), autocommit=True), password
     except psycopg.Error as error:
-        raise SharedLibraryError(_scrubbed(location, error, password)) from None
+        raise _refused(location, error, password) from None
 
 
-def _scrubbed(location: SharedLocation, error: psycopg.Error, password: str | None) -> str:
-    message = str(error)
+def _refused(
+    location: SharedLocation, error: psycopg.Error, password: str | None
+) -> SharedLibraryError:
+    """The server's words, on one line (libpq indents a hint on a line of its own), with no
+    password in them."""
+    reason = " ".join(str(error).split())
     for secret in (password, urlsplit(location.url).password):
         if secret:
-            message = message.replace(secret, "***")
-    return f"shared library {redacted(location.url)}: {message.strip()}"
+            reason = reason.replace(secret, "***")
+    return SharedLibraryError(f"shared library {redacted(location.url)}: {reason}", reason)
 
 
 class ChangeListener:
@@ -227,7 +231,7 @@ def server_facts(location: SharedLocation) -> ServerFacts:
             documents = _one(db, "SELECT count(*) FROM documents")
         return ServerFacts(server_version, pgvector, installed is not None, documents)
     except psycopg.Error as error:
-        raise SharedLibraryError(_scrubbed(location, error, password)) from None
+        raise _refused(location, error, password) from None
     finally:
         db.close()
 
@@ -250,7 +254,7 @@ class PostgresStore:
             self.db.execute("SET hnsw.iterative_scan = relaxed_order")
         except psycopg.Error as error:
             self.db.close()
-            raise SharedLibraryError(_scrubbed(location, error, password)) from None
+            raise _refused(location, error, password) from None
         self._terms = Terms()
         self._dimension: int | None = None
 

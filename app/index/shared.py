@@ -12,7 +12,12 @@ from app.errors import DocentError
 
 
 class SharedLibraryError(DocentError):
-    """The shared library cannot be reached or refused us (the message names no password)."""
+    """The shared library cannot be reached or refused us (the message names no password);
+    `reason`: the same without the library's URL, for where the URL is already shown."""
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 def redacted(url: str) -> str:

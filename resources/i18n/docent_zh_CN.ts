@@ -924,8 +924,8 @@ Docent 在本机读取它们，回答时注明所用的页码。</translation>
         <translation>设置…</translation>
     </message>
     <message>
-        <source>The shared library {location} could not be opened: {error}. This window shows the library on this computer; documents added now go there.</source>
-        <translation>无法打开共享文档库 {location}：{error}。此窗口显示的是本机的文档库；现在添加的文档会存入本机。</translation>
+        <source>The shared library {location} could not be opened: {reason} This window shows the library on this computer; documents added now go there.</source>
+        <translation>无法打开共享文档库 {location}：{reason} 此窗口显示的是本机的文档库；现在添加的文档会存入本机。</translation>
     </message>
 </context>
 <context>

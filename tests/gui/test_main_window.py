@@ -66,6 +66,18 @@ def test_dropped_files_index_and_a_bad_one_shows_its_reason(
     assert window.model_state.text() == "Local model: qwen2.5-coder-0.5b (idle)"
 
 
+def test_a_document_added_by_a_relative_path_is_one_row(
+    window: MainWindow, loop: qasync.QEventLoop, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The row made as it was queued and the intake's (which names files absolutely) were two:
+    "Queued" for ever beside "Failed" (found in the screenshots, which add a relative path)."""
+    write_encrypted_pdf(tmp_path / "locked.pdf")
+    monkeypatch.chdir(tmp_path)
+    loop.run_until_complete(window.add_paths([Path("locked.pdf")]))
+    assert window.documents.counts() == (1, 1)
+    assert window.documents.status(tmp_path / "locked.pdf") == "Failed — encrypted"
+
+
 def test_ask_streams_an_answer_with_its_badge_and_sources(
     window: MainWindow, loop: qasync.QEventLoop, qtbot: QtBot, tmp_path: Path
 ) -> None:

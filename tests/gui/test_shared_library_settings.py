@@ -196,6 +196,8 @@ def test_a_shared_library_that_cannot_be_opened_leaves_the_window_on_this_comput
             assert bar.isVisible()
             said = bar.label.text()
             assert said.startswith(f"The shared library {UNREACHABLE} could not be opened: ")
+            assert said.count(UNREACHABLE) == 1  # the server's words without it again
+            assert "\n" not in said
             assert said.endswith(
                 "This window shows the library on this computer; documents added now go there."
             )

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLineEdit, QPushButton
 
 from app.bootstrap import Docent
-from app.errors import DocentError
+from app.index.shared import SharedLibraryError
 from app.secrets import masked
 from app.settings import LibrarySettings
 from ui.background import Background
@@ -94,8 +94,8 @@ class SharedLibraryBox(QGroupBox):
         self._say(self.tr("Connecting…"))
         try:
             facts = await self._docent.look_at_shared_library(url, self.new_password)
-        except DocentError as error:
-            self._say(self.tr("Could not connect: {error}").format(error=error))
+        except SharedLibraryError as error:  # the address is in the box above
+            self._say(self.tr("Could not connect: {error}").format(error=error.reason))
             return
         server = facts.server_version
         if facts.pgvector is None:

@@ -48,11 +48,15 @@ class LibraryProblemBar(QWidget):
         self.hide()
 
     def show_problem(self, location: str, error: str) -> None:
+        """`error`: the reason in the server's words, without the location."""
+        reason = error.strip()
+        if not reason.endswith((".", "?", "!")):
+            reason += "."
         self.label.setText(
             self.tr(
-                "The shared library {location} could not be opened: {error}. This window shows "
+                "The shared library {location} could not be opened: {reason} This window shows "
                 "the library on this computer; documents added now go there."
-            ).format(location=location, error=error.rstrip("."))
+            ).format(location=location, reason=reason)
         )
         self.setAccessibleName(self.label.text())
         self.show()

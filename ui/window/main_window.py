@@ -34,7 +34,7 @@ from app.bootstrap import EMBEDDED_LIBRARY, Docent
 from app.cloud.health import Health, HealthState
 from app.errors import DocentError
 from app.index import EmbeddingProgress
-from app.index.shared import redacted, without_password
+from app.index.shared import SharedLibraryError, redacted, without_password
 from app.intake import (
     BatchFailed,
     BatchFinished,
@@ -513,7 +513,7 @@ class MainWindow(QMainWindow):
         embedded. `announce` False: no "Adding documents" banner (the guide Docent adds on its
         own, which the first-run screen tells about)."""
         for path in paths:
-            self.documents.row(path)
+            self.documents.row(path.expanduser().absolute())  # as the intake will name it
         batch = self.docent.intake.add(paths, force=force)
         if announce and not force:  # a re-index adds nothing
             self.adding.follow(batch, len(paths))
@@ -745,9 +745,9 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(self.tr("Opening the library…"))
             self.library_requested.emit(chosen)
 
-    def show_library_problem(self, location: str, error: BaseException) -> None:
+    def show_library_problem(self, location: str, error: SharedLibraryError) -> None:
         """The shared library `location` could not be opened: this window is on the one here."""
-        self.library_problem.show_problem(location, str(error))
+        self.library_problem.show_problem(location, error.reason)
 
     def open_cloud_settings(self) -> SettingsDialog:
         dialog = self.open_settings()
