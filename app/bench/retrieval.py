@@ -1,5 +1,6 @@
-"""`docent bench retrieval`: hybrid query latency at 1k / 10k / 100k chunks (p95 <= 25 ms at
-100k) and the memory it costs, against plain FTS5 and sqlite-vec as baselines.
+"""`docent bench retrieval`: hybrid query latency at 1k / 10k / 100k chunks, or the one size
+`--chunks` names (p95 <= 25 ms at 100k), and the memory it costs, against plain FTS5 and
+sqlite-vec as baselines.
 
 Hybrid search is timed given the query vector, like both baselines (BM25 and vector k-NN, fused,
 and the chunks read); the question's embedding is timed on its own and with the search, with
@@ -21,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import numpy as np
 import psutil
@@ -37,8 +39,17 @@ from app.index.postgres_scratch import database_bytes, scratch_database
 from app.index.shared import SharedLocation
 from app.index.store import EMBEDDING_MODEL_KEY, NewDocument, Store
 from app.index.terms import keyword_terms
+from app.index.transfer import Copied, copy_library
 
 DIMENSION = 384
+# Past this size two writers do not fill the shared bench's libraries (PostgreSQL's, an HNSW
+# insert a vector at ~224 chunks/s, would take hours at 1M): both are filled in bulk, and two
+# writers add the last LAST_SLICE chunks to a library that already holds the rest.
+TWO_WRITERS_UP_TO = 100_000
+LAST_SLICE = 20_000
+# The bulk copy builds the HNSW graph once, at the end: in memory only while it fits (~3 KB a
+# vector at 384 dimensions; past that pgvector warns and goes on far slower).
+BULK_MAINTENANCE_WORK_MEM = "3GB"
 
 
 def zipf_vocabulary(size: int = 20_000) -> tuple[list[str], np.ndarray]:
@@ -306,14 +317,21 @@ def _embedding_measures(
 
 
 async def bench_retrieval(
-    docent: Docent, *, quick: bool, location: SharedLocation | None = None
+    docent: Docent,
+    *,
+    quick: bool,
+    location: SharedLocation | None = None,
+    chunks: int | None = None,
 ) -> dict[str, Any]:
     """Measures, one row of percentiles per library size (for the plot), and notes. With a
     `location` (`--library URL`): PostgreSQL beside SQLite, in databases of the bench's own on
-    that server (made and dropped: the library at the URL is never written)."""
+    that server (made and dropped: the library at the URL is never written). `chunks`: that
+    size alone."""
     engines, notes = embedding_engines(docent)
     sizes: tuple[int, ...]
-    if location is None:
+    if chunks is not None:
+        sizes = (chunks,)
+    elif location is None:
         sizes = (1_000, 2_000) if quick else (1_000, 10_000, 100_000)
     else:
         sizes = (2_000,) if quick else (10_000, 100_000)
@@ -328,7 +346,7 @@ async def bench_retrieval(
             else:
                 print(f"retrieval at {size:,} chunks, SQLite and PostgreSQL …", flush=True)
                 size_measures, row = await bench_shared_size(
-                    Path(folder), location, engines[0][1], size, asked
+                    Path(folder), location, engines[0][1], size, asked, bulk=bulk_share(size)
                 )
             measures += size_measures
             rows.append(row)
@@ -337,13 +355,24 @@ async def bench_retrieval(
     return {"measures": measures, "sizes": rows, "notes": notes}
 
 
-def two_writers(open_store: Callable[[], DocumentStore], chunks: int, embedder: str) -> float:
-    """Seconds two writers (threads, each its own connection) take to write and embed a
-    synthetic library of `chunks` chunks, sharing its documents out between them."""
+def bulk_share(size: int) -> int:
+    """How many of a shared bench library's `size` chunks are filled in bulk, before two writers
+    add the rest: whole documents, the ones a fill through two writers would write."""
+    if size <= TWO_WRITERS_UP_TO:
+        return 0
+    return (size - LAST_SLICE) // PER_DOCUMENT * PER_DOCUMENT
+
+
+def two_writers(
+    open_store: Callable[[], DocumentStore], chunks: int, embedder: str, since: int = 0
+) -> float:
+    """Seconds two writers (threads, each its own connection) take to write and embed the
+    synthetic library of `chunks` chunks from its chunk `since` on (the documents before are
+    there already), sharing the documents out between them."""
     first = open_store()
     first.reset_embeddings(embedder)
     first.close()
-    starts = list(range(0, chunks, PER_DOCUMENT))
+    starts = list(range(since, chunks, PER_DOCUMENT))
 
     def write(share: list[int]) -> None:
         store = open_store()
@@ -356,6 +385,44 @@ def two_writers(open_store: Callable[[], DocumentStore], chunks: int, embedder: 
     started = time.perf_counter()
     with ThreadPoolExecutor(2) as pool:
         list(pool.map(write, [starts[0::2], starts[1::2]]))
+    return time.perf_counter() - started
+
+
+def copy_in_bulk(source: Path, scratch: SharedLocation) -> float:
+    """Seconds `docent library copy` takes to copy the SQLite library `source` into the empty
+    database at `scratch`: each document in one transaction, the HNSW index built once at the
+    end."""
+    keychain = scratch.keychain_password
+    started = time.perf_counter()
+    copy_library(
+        str(source),
+        bulk_copy_url(scratch.url),
+        password=None if keychain is None else lambda _: keychain(),
+        progress=_say_copied,
+    )
+    return time.perf_counter() - started
+
+
+def bulk_copy_url(url: str) -> str:
+    """`url` with the bulk copy's settings for its connection's server session."""
+    parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query))
+    options = f"-c maintenance_work_mem={BULK_MAINTENANCE_WORK_MEM}"
+    query["options"] = f"{query['options']} {options}" if "options" in query else options
+    return parts._replace(query=urlencode(query, quote_via=quote)).geturl()
+
+
+def _say_copied(copied: Copied) -> None:
+    """Every 100 documents, and before the long silence of the index build."""
+    if copied.done == copied.total:
+        print(f"  {copied.total:,} documents copied; the HNSW index is being built …", flush=True)
+    elif copied.done % 100 == 0:
+        print(f"  {copied.done:,} of {copied.total:,} documents copied …", flush=True)
+
+
+def _seconds(work: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    work()
     return time.perf_counter() - started
 
 
@@ -396,25 +463,36 @@ async def bench_shared_size(
     factory: Callable[[], Embedder],
     size: int,
     asked: Sequence[str],
+    bulk: int = 0,
 ) -> tuple[list[Measure], dict[str, float]]:
-    """One size on both backends: two writers fill each, then the same questions are asked."""
+    """One size on both backends: two writers fill each, then the same questions are asked.
+    With `bulk`: its first `bulk` chunks are filled in bulk first (SQLite: one writer, through
+    the store; PostgreSQL: a library copy of that SQLite file), and two writers add the rest."""
     from app.index.postgres import PostgresStore  # the database client loads only for this
 
     embedder = await asyncio.to_thread(lambda: factory().name)
     path = work / f"shared-bench-{size}.sqlite3"
-    sqlite_s = await asyncio.to_thread(two_writers, partial(Store, path), size, embedder)
-    sqlite_mb = await asyncio.to_thread(_files_mb, path)
-    sqlite = await _library_timings(Library(path, factory), asked)
+    filled: dict[str, float] = {}  # the bulk fill's seconds, by backend
     with scratch_database(location, f"docent_bench_{size}") as scratch:
+        if bulk:
+            print(f"  the first {bulk:,} chunks in bulk, SQLite …", flush=True)
+            filled["sqlite_bulk_s"] = await asyncio.to_thread(
+                _seconds, partial(synthetic_library, path, bulk, embedder)
+            )
+            filled["postgres_bulk_s"] = await asyncio.to_thread(copy_in_bulk, path, scratch)
+        sqlite_s = await asyncio.to_thread(two_writers, partial(Store, path), size, embedder, bulk)
+        sqlite_mb = await asyncio.to_thread(_files_mb, path)
+        sqlite = await _library_timings(Library(path, factory), asked)
         print(f"  PostgreSQL at {size:,} chunks …", flush=True)
         postgres_s = await asyncio.to_thread(
-            two_writers, partial(PostgresStore, scratch), size, embedder
+            two_writers, partial(PostgresStore, scratch), size, embedder, bulk
         )
         postgres_mb = await asyncio.to_thread(database_bytes, scratch) / 2**20
         personal = work / f"personal-{size}.sqlite3"
         postgres = await _library_timings(Library(personal, factory, scratch), asked)
     at = f"{size:,} chunks"
     name = "embedded SQLite"
+    written = size - bulk  # by the two writers
     measures = [
         *_percentiles(f"PostgreSQL: whole question, {at}", *_pair(postgres, sqlite, "whole"), name),
         *_percentiles(
@@ -422,10 +500,10 @@ async def bench_shared_size(
         ),
         Measure(f"  index on disk, {at}", "MB", [postgres_mb], [sqlite_mb], name),
         Measure(
-            f"  insert + embed, two writers, {at}",
+            f"  insert + embed, two writers{f' adding the last {written:,}' if bulk else ''}, {at}",
             "chunks/s",
-            [size / postgres_s],
-            [size / sqlite_s],
+            [written / postgres_s],
+            [written / sqlite_s],
             name,
         ),
     ]
@@ -435,7 +513,19 @@ async def bench_shared_size(
         "sqlite_mb": sqlite_mb,
         "postgres_insert_s": postgres_s,
         "sqlite_insert_s": sqlite_s,
+        "inserted_chunks": written,
     }
+    if filled:
+        measures.append(
+            Measure(
+                f"  the first {bulk:,} in bulk (PostgreSQL: library copy, one HNSW build), {at}",
+                "chunks/s",
+                [bulk / filled["postgres_bulk_s"]],
+                [bulk / filled["sqlite_bulk_s"]],
+                "embedded SQLite, one writer",
+            )
+        )
+        row |= filled
     for backend, timings in (("postgres", postgres), ("sqlite", sqlite)):
         for kind, values in timings.items():
             for q in (50, 95):

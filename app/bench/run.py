@@ -29,11 +29,13 @@ async def run_bench(
     out: Path | None,
     documents: int | None = None,
     library: str | None = None,
+    chunks: int | None = None,
 ) -> int:
     """`documents`: the folder suite's size (default FOLDER_DOCUMENTS, a tenth with `quick`);
-    `library`: retrieval on a PostgreSQL server (its URL) beside SQLite."""
+    `library`: retrieval on a PostgreSQL server (its URL) beside SQLite; `chunks`: retrieval's
+    one library size (default: its own sizes)."""
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
-    payload, table = await _run_suite(suite, quick, documents, library)
+    payload, table = await _run_suite(suite, quick, documents, library, chunks)
     print(f"\n## docent bench {suite}{' --quick' if quick else ''} — {stamp}\n")
     print(f"{platform.processor() or platform.machine()}, {platform.python_version()}\n")
     print(table)
@@ -45,7 +47,11 @@ async def run_bench(
 
 
 async def _run_suite(
-    suite: str, quick: bool, documents: int | None, library: str | None = None
+    suite: str,
+    quick: bool,
+    documents: int | None,
+    library: str | None = None,
+    chunks: int | None = None,
 ) -> tuple[dict[str, Any], str]:
     if suite == "transport":
         from app.bench.transport import bench_transport
@@ -86,7 +92,9 @@ async def _run_suite(
                 location = None
                 if library is not None:  # PostgreSQL beside SQLite, on that server
                     location = SharedLocation(library, docent.library_password(library))
-                results = await bench_retrieval(docent, quick=quick, location=location)
+                results = await bench_retrieval(
+                    docent, quick=quick, location=location, chunks=chunks
+                )
                 payload, table = measures_payload(results["measures"], results["notes"])
                 return payload | {"sizes": results["sizes"]}, table
             case _:

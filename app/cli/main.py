@@ -117,6 +117,14 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--documents", type=int, default=None, help="folder: how many documents (default 1000)"
     )
+    bench.add_argument(
+        "--chunks",
+        type=int,
+        default=None,
+        help="retrieval: one library of this many chunks (default 1k, 10k and 100k; with "
+        "--library 10k and 100k, and past 100k two writers add the last 20k to a library "
+        "filled in bulk)",
+    )
     bench.add_argument("--quick", action="store_true", help="a CI-sized run")
     bench.add_argument("--out", type=Path, default=None, help="write results.json here")
     return parser
@@ -167,6 +175,7 @@ async def _dispatch(arguments: argparse.Namespace) -> int:
             quick=arguments.quick,
             out=arguments.out,
             documents=arguments.documents,
+            chunks=arguments.chunks,
             # The bench makes its libraries itself: a server only when named here.
             library=None if arguments.library == EMBEDDED_LIBRARY else arguments.library,
         )

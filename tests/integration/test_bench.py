@@ -3,10 +3,27 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+
+from app.bench.retrieval import (
+    BULK_MAINTENANCE_WORK_MEM,
+    bulk_copy_url,
+    copy_in_bulk,
+    synthetic_library,
+    two_writers,
+)
+from app.index.postgres import PostgresStore
+from app.index.postgres_scratch import scratch_database
+from app.index.shared import SharedLocation
+from app.index.store import Store
 from app.paths import Paths
 from tests.conftest import docent
 
@@ -79,6 +96,61 @@ def test_quick_retrieval_bench_covers_each_size_and_both_baselines(tmp_path: Pat
         assert row["sqlite_vec_p95_ms"] > 0
         assert row["embedded_p95_ms"] > row["hybrid_p95_ms"] > 0
     assert_png(out / "retrieval-latency-by-size.png", result)
+
+
+def test_retrieval_bench_on_postgres_at_the_size_asked(
+    postgres_server: str, tmp_path: Path
+) -> None:
+    out = tmp_path / "bench"
+    result = docent(
+        "--library", postgres_server, "bench", "retrieval", "--quick", "--chunks", "1500",
+        "--out", str(out), timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    (row,) = json.loads((out / "bench-retrieval.json").read_text())["sizes"]
+    assert row["chunks"] == row["inserted_chunks"] == 1500  # two writers write it all
+    assert "| PostgreSQL: whole question, 1,500 chunks p95 |" in result.stdout
+    assert "insert + embed, two writers, 1,500 chunks" in result.stdout
+
+
+Content = set[tuple[str, int, str, bytes]]  # path, chunk ordinal, text, vector bytes
+CONTENT = """SELECT d.path, c.ordinal, c.text, v.{vector} FROM chunks c
+             JOIN documents d ON d.id = c.document_id JOIN vectors v ON v.chunk_id = c.id"""
+
+
+def sqlite_content(path: Path) -> Content:
+    with sqlite3.connect(path) as connection:
+        return set(connection.execute(CONTENT.format(vector="vector")))
+
+
+def test_a_library_filled_in_bulk_holds_what_two_writers_write(
+    postgres_server: str, tmp_path: Path
+) -> None:
+    """The shared bench's path past 100k chunks, tiny: the first chunks filled in bulk (SQLite
+    by one writer, PostgreSQL by a library copy of that file, its HNSW index built at the end),
+    two writers add the rest; both libraries hold what two writers writing it all hold."""
+    reference = tmp_path / "reference.sqlite3"
+    two_writers(partial(Store, reference), 3000, "e5")
+    filled = tmp_path / "filled.sqlite3"
+    synthetic_library(filled, 2000, "e5")
+    database = "docent_bench_bulk_test"
+    with scratch_database(SharedLocation(postgres_server), database) as scratch:
+        assert copy_in_bulk(filled, scratch) > 0
+        assert two_writers(partial(Store, filled), 3000, "e5", since=2000) > 0
+        assert two_writers(partial(PostgresStore, scratch), 3000, "e5", since=2000) > 0
+        with psycopg.connect(scratch.url) as connection:
+            register_vector(connection)
+            rows = connection.execute(CONTENT.format(vector="embedding")).fetchall()
+            shared = {
+                (p, o, t, np.asarray(v.to_numpy(), np.float32).tobytes()) for p, o, t, v in rows
+            }
+            indexes = {r[0] for r in connection.execute("SELECT indexname FROM pg_indexes")}
+        with psycopg.connect(bulk_copy_url(scratch.url)) as connection:  # as the copy's
+            memory = connection.execute("SHOW maintenance_work_mem").fetchone()
+    assert len(shared) == 3000
+    assert shared == sqlite_content(reference) == sqlite_content(filled)
+    assert memory == (BULK_MAINTENANCE_WORK_MEM,)  # the graph is built in memory
+    assert "vectors_hnsw_384" in indexes
 
 
 def test_quick_gui_bench_times_start_and_stalls(tmp_path: Path) -> None:
