@@ -42,13 +42,13 @@ from app.index.terms import keyword_terms
 from app.index.transfer import Copied, copy_library
 
 DIMENSION = 384
-# Past this size two writers do not fill the shared bench's libraries (PostgreSQL's, an HNSW
-# insert a vector at ~224 chunks/s, would take hours at 1M): both are filled in bulk, and two
-# writers add the last LAST_SLICE chunks to a library that already holds the rest.
+# Past this size two writers do not fill the shared bench's libraries: filling PostgreSQL one
+# HNSW insert at a time (224 chunks/s at 100k, 81 at 1M) would take hours. Both are filled in
+# bulk, and two writers add the last LAST_SLICE chunks to a library that holds the rest.
 TWO_WRITERS_UP_TO = 100_000
 LAST_SLICE = 20_000
-# The bulk copy builds the HNSW graph once, at the end: in memory only while it fits (~3 KB a
-# vector at 384 dimensions; past that pgvector warns and goes on far slower).
+# The bulk copy builds the HNSW graph once, at the end, in memory while it fits (past that
+# pgvector warns and goes on far slower): 1M vectors of 384 dimensions fit, a 2 GB index.
 BULK_MAINTENANCE_WORK_MEM = "3GB"
 
 
