@@ -232,6 +232,9 @@ class ModeResult:
                         "similarity": evidence.top_similarity if evidence else None,
                         "margin": evidence.margin if evidence else None,
                         "documents": evidence.documents if evidence else 0,
+                        # Which passages and pages, to compare two runs question by question.
+                        "sources": [[s.document, s.page] for s in given],
+                        "citations": [[s.document, s.page] for s in event.citations],
                         "answer": event.unsupported_draft or event.answer,
                     }
                 )

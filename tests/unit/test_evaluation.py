@@ -11,7 +11,7 @@ from typing import Any, cast
 
 import pytest
 
-from app.answering import Finished, SourcesFound
+from app.answering import Finished, Source, SourcesFound
 from app.answering.conversation import Conversation
 from app.answering.metrics import AnswerMetrics
 from app.bench.evaluation import EvalError, breakdown, evaluate, load_questions, table
@@ -21,11 +21,12 @@ METRICS = AnswerMetrics("local", "tiny", "test", 0.0, 0.1, 0.2, 10, 5, None, 0.0
 
 
 class ScriptedDesk:
-    """Answers each question with its scripted reply (None: declines); records what was asked
-    and in which conversation."""
+    """Answers each question with its scripted reply (None: declines) from `sources`, citing the
+    first; records what was asked and in which conversation."""
 
-    def __init__(self, replies: Mapping[str, str | None]) -> None:
+    def __init__(self, replies: Mapping[str, str | None], sources: tuple[Source, ...] = ()) -> None:
         self.replies = replies
+        self.sources = sources
         self.asked: list[tuple[str, Conversation | None]] = []
 
     async def ask(
@@ -33,10 +34,10 @@ class ScriptedDesk:
     ) -> AsyncIterator[SourcesFound | Finished]:
         self.asked.append((question, conversation))
         reply = self.replies[question]
-        yield SourcesFound(())
+        yield SourcesFound(self.sources)
         yield Finished(
             DECLINED if reply is None else reply,
-            (),
+            self.sources[:1],
             METRICS,
             len(self.asked),
             False,
@@ -150,6 +151,20 @@ def test_only_declines_leave_nothing_to_trust(tmp_path: Path) -> None:
     (row,) = run(ScriptedDesk({"Which port?": None}), path)
     assert (row["wrong_not_declined"], row["right_among_answers"]) == (0.0, None)
     assert table([row]).splitlines()[2].endswith("| 0% | – |")
+
+
+def test_each_answer_keeps_the_pages_it_was_given_and_cited(tmp_path: Path) -> None:
+    path = write_questions(tmp_path, [qa("Which port?", "8080")])
+    given = tuple(
+        Source(number, number, number, name, name, page, str(page), None, "text", 0.5)
+        for number, (name, page) in enumerate([("d.txt", 1), ("e.txt", 3)], start=1)
+    )
+    (row,) = run(ScriptedDesk({"Which port?": "Port 8080."}, given), path)
+    (answer,) = row["answers"]
+    assert answer["sources"] == [["d.txt", 1], ["e.txt", 3]]  # in the order given
+    assert answer["citations"] == [["d.txt", 1]]
+    assert answer["retrieved"]
+    assert answer["cited"]
 
 
 @pytest.mark.parametrize(
