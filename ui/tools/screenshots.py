@@ -172,7 +172,9 @@ async def _cloud_answer(window: MainWindow, folder: Path) -> None:
     open; asked again on this computer, the two versions side by side; then, the cloud's
     server gone, a question on the cloud route answered locally (the fallback, and why)."""
     docent = window.docent
-    with _stand_in_cloud(docent.paths.models_dir, folder.parent / "stand-in-server.log") as url:
+    # Its log in the run's throw-away home: beside the screenshots it was left in the checkout.
+    log = docent.paths.cache_dir / "stand-in-server.log"
+    with _stand_in_cloud(docent.paths.models_dir, log) as url:
         provider = {"name": "openai", "base_url": url, "models": ["gpt-4.1-mini"]}
         cloud = CloudSettings.model_validate({"providers": [provider]})
         await docent.apply_settings(docent.settings.model_copy(update={"cloud": cloud}))
