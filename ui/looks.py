@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFont, QPalette
-from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QApplication, QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from ui.theme import muted_colour
 
@@ -61,3 +61,21 @@ def link_button(text: str) -> QPushButton:
         "QPushButton:focus { outline: 1px dotted palette(link); }"
     )
     return button
+
+
+def banner_card(banner: QWidget, name: str, right_margin: int = 12) -> QHBoxLayout:
+    """Make `banner` a card above the conversation, set off from it in the palette's own
+    colours and inset by the cards' side margins (one right edge); the layout for its contents.
+    `name`: the card's object name (its style sheet's selector)."""
+    card = QFrame()
+    card.setObjectName(name)
+    card.setStyleSheet(
+        f"#{name} {{ border: 1px solid palette(mid); border-radius: 8px;"
+        " background: palette(alternate-base); }"
+    )
+    outside = QHBoxLayout(banner)
+    outside.setContentsMargins(12, 4, 12, 4)
+    outside.addWidget(card)
+    layout = QHBoxLayout(card)
+    layout.setContentsMargins(12, 6, right_margin, 6)
+    return layout

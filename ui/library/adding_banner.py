@@ -9,7 +9,7 @@ BatchStarted and BatchFinished are that batch's, folders' contents included."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QStyle, QToolButton, QWidget
+from PySide6.QtWidgets import QStyle, QToolButton, QWidget
 
 from app.intake import (
     BatchFinished,
@@ -22,7 +22,7 @@ from app.intake import (
     IntakeEvent,
     PagesParsed,
 )
-from ui.looks import link_button
+from ui.looks import banner_card, link_button
 from ui.plain import plain_label
 
 LINGER_MS = 6000  # how long the closing summary stays
@@ -38,12 +38,6 @@ class AddingBanner(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.setAccessibleName(self.tr("Adding documents"))
-        card = QFrame()
-        card.setObjectName("addingBanner")
-        card.setStyleSheet(  # set off from the conversation, in the palette's own colours
-            "#addingBanner { border: 1px solid palette(mid); border-radius: 8px;"
-            " background: palette(alternate-base); }"
-        )
         self.label = plain_label()
         self.label.setWordWrap(True)
         self.label.setAccessibleName(self.tr("Adding documents"))
@@ -57,11 +51,7 @@ class AddingBanner(QWidget):
         self.close_button.setAccessibleName(self.tr("Dismiss"))
         self.close_button.setToolTip(self.tr("Dismiss"))
         self.close_button.clicked.connect(self.dismiss)
-        outside = QHBoxLayout(self)
-        outside.setContentsMargins(12, 4, 12, 4)  # the cards' side margins: one right edge
-        outside.addWidget(card)
-        layout = QHBoxLayout(card)
-        layout.setContentsMargins(12, 6, 6, 6)
+        layout = banner_card(self, "addingBanner", right_margin=6)  # the close button's edge
         layout.addWidget(self.label, 1)
         layout.addWidget(self.show_button, 0, Qt.AlignmentFlag.AlignVCenter)
         layout.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)

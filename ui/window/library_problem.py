@@ -6,9 +6,9 @@ notice while a slow server is being waited for."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
-from ui.looks import link_button
+from ui.looks import banner_card, link_button
 from ui.plain import plain_label
 
 
@@ -22,12 +22,6 @@ class LibraryProblemBar(QWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        card = QFrame()
-        card.setObjectName("libraryProblem")
-        card.setStyleSheet(
-            "#libraryProblem { border: 1px solid palette(mid); border-radius: 8px;"
-            " background: palette(alternate-base); }"
-        )
         self.label = plain_label()  # the server's words: a host name, a role
         self.label.setWordWrap(True)
         # Selectable, to copy the server's words into a message to its administrator.
@@ -37,11 +31,7 @@ class LibraryProblemBar(QWidget):
         self.retry_button.clicked.connect(self.retry_requested)
         self.settings_button = link_button(self.tr("Settings…"))
         self.settings_button.clicked.connect(self.settings_requested)
-        outside = QHBoxLayout(self)
-        outside.setContentsMargins(12, 4, 12, 4)  # the cards' side margins: one right edge
-        outside.addWidget(card)
-        layout = QHBoxLayout(card)
-        layout.setContentsMargins(12, 6, 12, 6)
+        layout = banner_card(self, "libraryProblem")
         layout.addWidget(self.label, 1)
         for button in (self.retry_button, self.settings_button):
             layout.addWidget(button, 0, Qt.AlignmentFlag.AlignVCenter)
